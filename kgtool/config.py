@@ -1,0 +1,126 @@
+"""Settings from the environment and an optional TOML config file.
+
+Precedence: explicit keyword arguments > environment variables > config file
+(`KGTOOL_CONFIG`, default `<home>/config.toml`) > defaults. Keyword names match
+the config-file keys, so `Settings(gamma=1.0)` and `gamma = 1.0` in the file
+mean the same thing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgtool.errors import ConfigError
+
+
+def default_home() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("kgtool", appauthor=False))
+
+
+# environment variable -> settings field
+_ENV = {
+    "KGTOOL_HOME": "home",
+    "KGTOOL_NEO4J_PORT": "neo4j_port",
+    "KGTOOL_RUNTIME_DIR": "runtime_dir",
+    "NEO4J_URI": "neo4j_uri",
+    "NEO4J_USER": "neo4j_user",
+    "NEO4J_PASSWORD": "neo4j_password",
+    "NEO4J_DATABASE": "neo4j_database",
+    "KGTOOL_EMBEDDER": "embedder",
+    "KGTOOL_LLM_BASE_URL": "llm_base_url",
+    "OPENAI_BASE_URL": "llm_base_url",
+    "KGTOOL_LLM_MODEL": "llm_model",
+    "KGTOOL_LLM_API_KEY": "llm_api_key",
+    "OPENAI_API_KEY": "llm_api_key",
+    "KGTOOL_LLM_TIMEOUT": "llm_timeout",
+}
+
+
+@dataclass
+class Settings:
+    # where the local server, caches and the generated password live
+    home: Path = field(default_factory=default_home)
+    # the local server (used when neo4j_uri is not set)
+    neo4j_port: int = 7687
+    neo4j_version: str = "5.26.30"
+    neo4j_heap: str = "1g"
+    neo4j_pagecache: str = "512m"
+    # resolved Neo4j jars; shared by every home (default: <home>/runtime)
+    runtime_dir: Path | None = None
+    # any other server: local, Docker, a cluster or Aura
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None
+    neo4j_database: str = "neo4j"
+    # models
+    embedder: str = "auto"  # auto | bge-m3 | minilm | <sentence-transformers directory>
+    embedding_dim: int = 384
+    reranker: str = "BAAI/bge-reranker-v2-m3"
+    # LLM agents (any OpenAI-compatible endpoint)
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: str | None = None
+    llm_timeout: float = 60.0
+    llm_max_retries: int = 3
+    # method parameters (CARE / C2RAG defaults from the papers)
+    delta_rel: float = 0.80
+    gamma: float = 1.5
+    top_k: int = 3
+    tau_max: int = 2
+
+    @property
+    def uses_local_server(self) -> bool:
+        return not self.neo4j_uri
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @classmethod
+    def load(cls, **overrides) -> "Settings":
+        values: dict = {}
+        config_file = Path(os.environ.get("KGTOOL_CONFIG", "")) if os.environ.get("KGTOOL_CONFIG") else None
+        home_env = os.environ.get("KGTOOL_HOME")
+        if config_file is None:
+            home = Path(overrides.get("home") or home_env or default_home())
+            config_file = home / "config.toml"
+        if config_file.is_file():
+            try:
+                values.update(tomllib.loads(config_file.read_text()))
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{config_file}: not valid TOML ({exc}); fix or remove the file") from exc
+        for env, key in _ENV.items():
+            if os.environ.get(env):
+                values[key] = os.environ[env]
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.from_mapping(values)
+
+    @classmethod
+    def from_mapping(cls, values: dict) -> "Settings":
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = set(values) - set(fields)
+        if unknown:
+            raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}; known: {', '.join(fields)}")
+        kwargs = {}
+        for key, raw in values.items():
+            kwargs[key] = _coerce(key, raw, fields[key].type)
+        return cls(**kwargs)
+
+
+def _coerce(key: str, raw, type_name):
+    type_name = str(type_name)
+    try:
+        if type_name.startswith("Path"):
+            return Path(raw).expanduser()
+        if type_name == "int":
+            return int(raw)
+        if type_name.startswith("float"):
+            return float(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting {key}={raw!r}: expected {type_name}") from exc
+    return raw

@@ -1,0 +1,25 @@
+// The schema: uniqueness constraints, full-text and vector indexes.
+// Idempotent (IF NOT EXISTS): `kgtool db init` applies it on every call.
+// Several statements, separated by `;` at line ends (the only multi-statement file).
+// params: $dimension (substituted by kgtool from the embedding_dim setting; schema commands take no parameters)
+// returns: nothing
+CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT edit_id IF NOT EXISTS FOR (n:Edit) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT passage_id IF NOT EXISTS FOR (n:Passage) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT question_id IF NOT EXISTS FOR (n:Question) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT run_id IF NOT EXISTS FOR (n:Run) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT step_id IF NOT EXISTS FOR (n:Step) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT relation_key IF NOT EXISTS FOR (n:Relation) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT verdict_id IF NOT EXISTS FOR (n:Verdict) REQUIRE n.id IS UNIQUE;
+CREATE INDEX edit_case IF NOT EXISTS FOR (n:Edit) ON (n.case_id);
+CREATE INDEX edit_batch IF NOT EXISTS FOR (n:Edit) ON (n.batch);
+CREATE INDEX edit_slot IF NOT EXISTS FOR (n:Edit) ON (n.slot);
+CREATE INDEX fact_status IF NOT EXISTS FOR (n:Fact) ON (n.status);
+CREATE INDEX fact_relation IF NOT EXISTS FOR (n:Fact) ON (n.relation_key);
+CREATE INDEX entity_norm IF NOT EXISTS FOR (n:Entity) ON (n.norm);
+CREATE INDEX run_question IF NOT EXISTS FOR (n:Run) ON (n.question_id);
+CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.alias_text];
+CREATE FULLTEXT INDEX fact_evidence IF NOT EXISTS FOR (n:Fact) ON EACH [n.evidence];
+CREATE VECTOR INDEX relation_embedding IF NOT EXISTS FOR (n:Relation) ON (n.embedding)
+  OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};

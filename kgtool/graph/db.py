@@ -1,0 +1,148 @@
+"""Driver and sessions: the only place that talks to Neo4j.
+
+`Database.connect(settings)` uses NEO4J_URI/USER/PASSWORD/DATABASE when set (any
+server: local, Docker, a cluster, Aura with `neo4j+s://`) and otherwise starts
+the local server on first use. Statements are always named (see queries.py)
+and values always travel as parameters.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from kgtool.config import Settings
+from kgtool.errors import DatabaseError, ReadOnlyViolation
+from kgtool.graph import queries
+
+
+class Database:
+    def __init__(self, driver, database: str, settings: Settings, uri: str):
+        self.driver = driver
+        self.database = database
+        self.settings = settings
+        self.uri = uri
+
+    @classmethod
+    def connect(cls, settings: Settings | None = None, *, start: bool = True) -> "Database":
+        from neo4j import GraphDatabase
+
+        settings = settings or Settings.load()
+        if settings.uses_local_server:
+            from kgtool.graph.server import LocalServer
+
+            server = LocalServer(settings)
+            if start:
+                server.start()
+            uri, auth = server.uri, ("neo4j", server.password())
+        else:
+            uri = settings.neo4j_uri
+            auth = (settings.neo4j_user, settings.neo4j_password or "")
+        driver = GraphDatabase.driver(uri, auth=auth, max_connection_pool_size=64)
+        try:
+            driver.verify_connectivity()
+        except Exception as exc:
+            driver.close()
+            raise DatabaseError(
+                f"cannot connect to Neo4j at {uri}: {exc}. Check NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, "
+                "or unset NEO4J_URI to use the local server (`kgtool db start`)."
+            ) from exc
+        return cls(driver, settings.neo4j_database, settings, uri)
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def session(self, read_only: bool = False):
+        from neo4j import READ_ACCESS, WRITE_ACCESS
+
+        return self.driver.session(
+            database=self.database, default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS
+        )
+
+    # --- named statements ------------------------------------------------
+    def read(self, name: str, /, **params) -> list[dict]:
+        """Run a named read in a read transaction; rows as dicts."""
+        text = queries.text(name)
+        with self.session(read_only=True) as session:
+            return session.execute_read(lambda tx: [r.data() for r in tx.run(text, params)])
+
+    def write(self, name: str, /, **params) -> list[dict]:
+        """Run a named write in one transaction (all or nothing); rows as dicts."""
+        text = queries.text(name)
+        with self.session() as session:
+            return session.execute_write(lambda tx: [r.data() for r in tx.run(text, params)])
+
+    def run_autocommit(self, name: str, /, **params) -> list[dict]:
+        """Run a named statement outside an explicit transaction.
+
+        Only for statements that manage their own transactions
+        (`CALL { ... } IN TRANSACTIONS`), such as clearing a large graph.
+        """
+        with self.session() as session:
+            return [r.data() for r in session.run(queries.text(name), params)]
+
+    def write_many(self, steps: Iterable[tuple[str, dict]]) -> list[list[dict]]:
+        """Several named writes in ONE transaction: a failure leaves no partial state."""
+        steps = list(steps)
+
+        def work(tx):
+            return [[r.data() for r in tx.run(queries.text(name), params)] for name, params in steps]
+
+        with self.session() as session:
+            return session.execute_write(work)
+
+    def in_write(self, fn: Callable[[Any], Any]):
+        """Run `fn(tx)` inside one managed write transaction."""
+        with self.session() as session:
+            return session.execute_write(fn)
+
+    def apply_schema(self, settings: Settings | None = None) -> int:
+        """Apply cypher/schema.cypher (idempotent); returns the statement count."""
+        settings = settings or self.settings
+        statements = queries.get("schema").statements()
+        with self.session() as session:
+            for statement in statements:
+                # schema commands cannot take parameters; the only variable part
+                # (the vector dimension) is an int from settings, not from data.
+                session.run(statement.replace("$dimension", str(int(settings.embedding_dim)))).consume()
+        return len(statements)
+
+    # --- analysts --------------------------------------------------------
+    def query_read_only(self, text: str, params: dict | None = None) -> tuple[list[str], list[dict]]:
+        """Run an analyst's statement; refuse anything that is not a pure read.
+
+        Two guards: EXPLAIN classifies the statement (query type must be `r`),
+        and the statement then runs in a read transaction, which the server
+        itself refuses to let write.
+        """
+        from neo4j.exceptions import ClientError
+
+        params = params or {}
+        with self.session(read_only=True) as session:
+            try:
+                summary = session.run("EXPLAIN " + text, params).consume()
+            except ClientError as exc:
+                raise DatabaseError(f"the server rejected the query: {exc.message}") from exc
+            if summary.query_type != "r":
+                kind = {"w": "writes", "rw": "reads and writes", "s": "changes the schema"}.get(
+                    summary.query_type, f"is of type {summary.query_type!r}"
+                )
+                raise ReadOnlyViolation(
+                    f"refused: this query {kind}; `kgtool cypher` runs read-only queries only "
+                    "(writes go through kgtool ingest and the API)"
+                )
+
+            def work(tx):
+                result = tx.run(text, params)
+                return list(result.keys()), [r.data() for r in result]
+
+            try:
+                return session.execute_read(work)
+            except ClientError as exc:
+                if "AccessMode" in (exc.code or ""):
+                    raise ReadOnlyViolation(f"refused by the server: {exc.message}") from exc
+                raise DatabaseError(f"the query failed: {exc.message}") from exc

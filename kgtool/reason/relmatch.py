@@ -1,0 +1,377 @@
+"""Matching question wording against relation phrasings, without an LLM.
+
+The offline agents need one judgement over and over: does this stretch of text
+(a question, a sub-question, an evidence sentence) express that relation? A
+relation is known only by the phrases the graph gives for it: its label and
+whatever phrasings the corpus attaches to it (cloze templates, single-hop
+questions). Two signals answer the question, and each covers the other's
+blind spot:
+
+* lexical: content words of the text and of the phrases, reduced by a light
+  suffix-stripping stemmer, so "founder", "founded" and "founding" meet;
+* dense: sentence-embedding cosine between the text's words / short word
+  groups and the phrases, so "wife" meets "spouse" and "CEO" meets "chief
+  executive officer".
+
+Scores are per content token of the text (how well relation r explains token
+t), which is what the planner needs to check that every hop accounts for its
+own part of the question. Embedding calls are the expensive part, so vectors
+are cached per string and each text is encoded in one batch call.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Iterable, Protocol, Sequence
+
+import numpy as np
+
+# Function words and question glue. They carry no relation meaning, so they
+# neither count as parts of the question to explain nor as lexical evidence.
+# Kept general English on purpose: no word here is tied to a relation.
+STOPWORDS: frozenset[str] = frozenset(
+    """a an the and or but nor of in on at to for from by with as into onto upon
+    about over under within without through between among per via than then
+    is are was were be been being am do does did done has have had having
+    will would shall should can could may might must
+    it its it's this that these those there here their theirs they them he him
+    his she her hers we our ours you your yours i me my mine one ones
+    what which who whom whose where when why how whats
+    s t also just only very much many some any all each both either neither
+    not no yes so such same other another own
+    if whether while since until though although because
+    thing things something someone somebody anything anyone
+    whereas thus hence""".split()
+)
+
+_WORD = re.compile(r"\w+(?:['’]\w+)*")
+
+# Inflectional and common derivational endings, longest first. Stripping them
+# is enough for phrase matching ("citizenship"/"citizen", "creator"/"created");
+# a full morphological analyser would be overkill for short relation phrases.
+_SUFFIXES: tuple[str, ...] = (
+    "ships", "ship", "hoods", "hood", "ions", "ion",
+    "ments", "ment", "nesses", "ness", "ings", "ing", "ers", "er", "ors", "or",
+    "edly", "ed", "ies", "es", "s", "ly", "al",
+)
+_MIN_STEM = 3
+_MIN_PREFIX = 5
+
+
+def fold(text: str) -> str:
+    """Lowercase and strip accents so spellings of one name meet."""
+    text = text.lower()
+    if not text.isascii():
+        text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return text
+
+
+def light_stem(word: str) -> str:
+    """Strip one inflectional/derivational ending, then normalise a final y."""
+    w = fold(word).replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.replace("'", "")
+    for suffix in _SUFFIXES:
+        # Some endings need a longer remainder: "nation" is not "nat" + ion,
+        # "author" is not "auth" + or.
+        min_stem = {"ion": 4, "ions": 4, "or": 5, "ors": 5}.get(suffix, _MIN_STEM)
+        if w.endswith(suffix) and len(w) - len(suffix) >= min_stem:
+            if suffix == "ies":
+                w = w[:-3] + "i"
+            elif suffix in ("es",) and not w[:-2].endswith(("s", "x", "z", "ch", "sh")):
+                w = w[:-1]  # "languages" -> "language", not "languag"
+            elif suffix == "s" and w.endswith(("ss", "us", "is")):
+                pass
+            else:
+                w = w[: -len(suffix)]
+            break
+    # Doubled consonant left by -ed/-ing/-er ("planned", "runner").
+    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("y"):
+        w = w[:-1] + "i"
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def stems_match(a: str, b: str) -> bool:
+    """Equal stems, or one a prefix of the other and long enough to be telling."""
+    if a == b:
+        return True
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= _MIN_PREFIX and long_.startswith(short) and len(short) / len(long_) >= 0.6
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    stem: str
+    start: int
+    end: int
+    content: bool
+
+
+def tokenize(text: str, exclude: Sequence[tuple[int, int]] = ()) -> list[Token]:
+    """Word tokens with character offsets; tokens inside `exclude` spans are dropped."""
+    out: list[Token] = []
+    for m in _WORD.finditer(text):
+        start, end = m.span()
+        if any(s <= start < e or s < end <= e for s, e in exclude):
+            continue
+        word = m.group(0)
+        low = fold(word)
+        base = low.split("'")[0].split("’")[0]
+        content = base not in STOPWORDS and low not in STOPWORDS and not low.isdigit() and len(base) > 1
+        out.append(Token(word, light_stem(word), start, end, content))
+    return out
+
+
+def content_stems(text: str) -> list[str]:
+    return [t.stem for t in tokenize(text) if t.content]
+
+
+class Embedder(Protocol):
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+class CachedEncoder:
+    """Per-string vector cache in front of an embedder; misses go in one batch call.
+
+    Rows are assumed L2-normalised by the embedder; they are renormalised
+    anyway so a cosine is a dot product whatever the embedder does.
+    """
+
+    def __init__(self, embedder: Embedder, max_items: int = 200_000):
+        self.embedder = embedder
+        self.max_items = max_items
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.calls = 0
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            self.calls += 1
+            vecs = np.asarray(self.embedder.encode(list(missing)), dtype=np.float32)
+            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+            vecs = vecs / np.where(norms == 0, 1.0, norms)
+            for text, vec in zip(missing, vecs):
+                self._cache[text] = vec
+            while len(self._cache) > self.max_items:
+                self._cache.popitem(last=False)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+
+def phrase_core(phrase: str) -> str:
+    """A relation phrase with template slots and placeholders removed."""
+    text = phrase.replace("{}", " ").replace("[ENT]", " ")
+    return re.sub(r"\s+", " ", text).strip(" ?.!,;:")
+
+
+@dataclass
+class RelationProfile:
+    """What the matcher knows about one relation: its phrases, stems and vectors."""
+
+    key: str
+    phrases: tuple[str, ...]  # cores, slots removed, de-duplicated
+    stems: frozenset[str]
+    vectors: np.ndarray  # one row per phrase
+    label: str = ""
+    questions: tuple[str, ...] = ()  # phrasings with a "{}" slot that read as questions
+    templates: tuple[str, ...] = ()  # phrasings with a "{}" slot (cloze or question)
+
+
+@dataclass
+class TextAnalysis:
+    """A text prepared once for matching against many relations."""
+
+    text: str
+    tokens: list[Token]  # content tokens only, in order
+    units: list[str]  # strings that were embedded: tokens, then word groups
+    unit_tokens: list[tuple[int, ...]]  # which content tokens each unit covers
+    vectors: np.ndarray
+    whole: np.ndarray | None = None  # vector of all content words together
+    _cache: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return len(self.tokens)
+
+
+class RelationMatcher:
+    """Scores how well texts express relations; shared by the offline agents.
+
+    `floor` and `ceil` map raw cosines of the embedder onto 0..1: at or below
+    `floor` two strings are treated as unrelated, at `ceil` as paraphrases.
+    Defaults suit MiniLM-class sentence embedders, whose unrelated short
+    phrases sit around 0.1-0.35 and close paraphrases above 0.75.
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder | CachedEncoder,
+        *,
+        floor: float = 0.35,
+        ceil: float = 0.80,
+        max_group: int = 1,
+    ):
+        self.encoder = embedder if isinstance(embedder, CachedEncoder) else CachedEncoder(embedder)
+        self.floor = floor
+        self.ceil = ceil
+        self.max_group = max_group
+        self._profiles: dict[tuple[str, tuple[str, ...]], RelationProfile] = {}
+
+    # -- relations -------------------------------------------------------
+    def profile(self, key: str, phrases: Iterable[str]) -> RelationProfile:
+        raw = tuple(dict.fromkeys(p for p in phrases if p and p.strip()))
+        cache_key = (key, raw)
+        found = self._profiles.get(cache_key)
+        if found is not None:
+            return found
+        cores = tuple(dict.fromkeys(c for c in (phrase_core(p) for p in raw) if c)) or (key,)
+        stems = frozenset(s for c in cores for s in content_stems(c))
+        templates = tuple(p for p in raw if "{}" in p)
+        questions = tuple(p for p in templates if p.rstrip().endswith("?"))
+        label = next((p for p in raw if "{}" not in p), cores[0])
+        prof = RelationProfile(
+            key=key,
+            phrases=cores,
+            stems=stems,
+            vectors=self.encoder.encode(list(cores)),
+            label=label,
+            questions=questions,
+            templates=templates,
+        )
+        self._profiles[cache_key] = prof
+        return prof
+
+    def relation_similarity(self, a: RelationProfile, b: RelationProfile) -> float:
+        """Raw cosine of the closest phrase pair (same scale as CARE's delta_rel)."""
+        if a.key == b.key:
+            return 1.0
+        return float(np.max(a.vectors @ b.vectors.T))
+
+    # -- texts -----------------------------------------------------------
+    def analyse_many(
+        self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]], *, whole: bool = True
+    ) -> list[TextAnalysis]:
+        """`analyse` for several texts with a single embedder call for all of them."""
+        pending = [self._split(text, exclude, whole) for text, exclude in items]
+        batch = [u for p in pending for u in p[3]]
+        if batch:
+            self.encoder.encode(batch)  # fills the cache; each analysis then reads from it
+        return [self.analyse(text, exclude, whole=whole) for text, exclude in items]
+
+    def _split(
+        self, text: str, exclude: Sequence[tuple[int, int]], whole: bool
+    ) -> tuple[list[Token], list[str], list[tuple[int, ...]], list[str]]:
+        """Content tokens, embedded units, their tokens, and the strings to embed."""
+        all_tokens = tokenize(text, exclude)
+        content_idx = [i for i, t in enumerate(all_tokens) if t.content]
+        tokens = [all_tokens[i] for i in content_idx]
+        units: list[str] = [t.text.lower() for t in tokens]
+        unit_tokens: list[tuple[int, ...]] = [(k,) for k in range(len(tokens))]
+        for size in range(2, self.max_group + 1):
+            for k in range(len(tokens) - size + 1):
+                first, last = content_idx[k], content_idx[k + size - 1]
+                # Only groups that are not split by a slot (an excluded
+                # entity) or by more than two glue words stay together.
+                if last - first > 3 * (size - 1):
+                    continue
+                if any(s > tokens[k].start and s < tokens[k + size - 1].end for s, _ in exclude):
+                    continue
+                units.append(text[tokens[k].start : tokens[k + size - 1].end].lower())
+                unit_tokens.append(tuple(range(k, k + size)))
+        whole_text = " ".join(t.text.lower() for t in tokens)
+        batch = units + ([whole_text] if whole and whole_text and len(tokens) > 1 else [])
+        return tokens, units, unit_tokens, batch
+
+    def analyse(self, text: str, exclude: Sequence[tuple[int, int]] = (), *, whole: bool = True) -> TextAnalysis:
+        """Split a text into content tokens (and, if `max_group` > 1, word groups) and embed them.
+
+        Word groups are runs of content tokens adjacent in the text (up to
+        two glue words between, as in "country of citizenship"). They are off
+        by default: on relation phrases they add little over single words
+        matched against whole phrases, and they multiply the strings to embed.
+        """
+        tokens, units, unit_tokens, batch = self._split(text, exclude, whole)
+        vectors = self.encoder.encode(batch) if batch else np.zeros((0, 1), dtype=np.float32)
+        whole_vec = None
+        if len(batch) > len(units):
+            whole_vec, vectors = vectors[-1], vectors[:-1]
+        elif len(tokens) == 1:
+            whole_vec = vectors[0]
+        return TextAnalysis(text, tokens, units, unit_tokens, vectors, whole_vec)
+
+    def calibrate(self, cos: np.ndarray | float) -> np.ndarray:
+        return np.clip((np.asarray(cos, dtype=np.float32) - self.floor) / (self.ceil - self.floor), 0.0, 1.0)
+
+    def lexical_scores(self, analysis: TextAnalysis, prof: RelationProfile) -> np.ndarray:
+        return np.array(
+            [1.0 if any(stems_match(t.stem, s) for s in prof.stems) else 0.0 for t in analysis.tokens],
+            dtype=np.float32,
+        )
+
+    def token_scores(self, analysis: TextAnalysis, prof: RelationProfile) -> np.ndarray:
+        """How well the relation explains each content token of the text (0..1).
+
+        A token is explained lexically (its stem is among the relation's), or
+        densely by the best-matching unit that contains it. A word group
+        lends its score to its tokens only when the group as a whole matches
+        better than its parts, so "country of citizenship" can explain
+        "country" while "country where the spouse" does not explain "spouse".
+        """
+        cached = analysis._cache.get(prof.key)
+        if cached is not None:
+            return cached
+        n = analysis.size
+        if n == 0:
+            return np.zeros(0, dtype=np.float32)
+        lex = self.lexical_scores(analysis, prof)
+        cos = (analysis.vectors @ prof.vectors.T).max(axis=1)
+        dense = self.calibrate(cos)
+        best = dense[:n].copy()
+        for u in range(n, len(analysis.units)):
+            members = analysis.unit_tokens[u]
+            # The group must beat each member alone, and every member must
+            # itself show some affinity (lexical or dense) to the relation.
+            if all(dense[u] > dense[m] for m in members) and all(max(lex[m], dense[m]) > 0 for m in members):
+                for m in members:
+                    best[m] = max(best[m], dense[u])
+        scores = np.maximum(lex, best)
+        analysis._cache[prof.key] = scores
+        return scores
+
+    def expresses(self, analysis: TextAnalysis, prof: RelationProfile) -> float:
+        """Does a longer text say the relation somewhere (0..1)?
+
+        For evidence sentences: one word that is the relation's, or the text
+        as a whole reading like one of its phrases, is enough; the other
+        words of the sentence do not count against it.
+        """
+        if analysis.size == 0:
+            return 0.0
+        best = float(self.token_scores(analysis, prof).max())
+        if analysis.whole is not None:
+            best = max(best, float(self.calibrate(float(np.max(prof.vectors @ analysis.whole)))))
+        return best
+
+    def fit(self, analysis: TextAnalysis, prof: RelationProfile) -> float:
+        """How well a short text as a whole expresses the relation (0..1).
+
+        Mean token score, blended with the whole-text embedding match, so a
+        sub-question whose every content word belongs to the relation scores
+        near 1 and one that mixes in foreign words scores lower.
+        """
+        if analysis.size == 0:
+            return 0.0
+        tok = float(np.mean(self.token_scores(analysis, prof)))
+        if analysis.whole is None:
+            return tok
+        whole = float(self.calibrate(float(np.max(prof.vectors @ analysis.whole))))
+        return 0.5 * tok + 0.5 * max(tok, whole)

@@ -1,0 +1,65 @@
+"""Shared fixtures: a real Neo4j started by kgtool's own code, never a mock.
+
+The server runs in a temporary home on a free port, through the same
+LocalServer that `kgtool db start` uses. If it cannot start, every test that
+needs it fails (not skips) with the server's log tail.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).parent))
+
+from stub_llm import stub_llm, stub_settings  # noqa: E402,F401  (fixtures)
+
+from kgtool.config import Settings, default_home  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(tmp_path_factory) -> Settings:
+    from kgtool.graph.server import LocalServer, free_port
+
+    home = tmp_path_factory.mktemp("kgtool-home")
+    runtime = Path(os.environ.get("KGTOOL_RUNTIME_DIR") or default_home() / "runtime")
+    settings = Settings(home=home, neo4j_port=free_port(), runtime_dir=runtime, neo4j_heap="1g",
+                        neo4j_pagecache="256m")
+    server = LocalServer(settings)
+    try:
+        server.start(timeout=240)
+    except Exception as exc:  # the message carries the log tail
+        pytest.fail(f"the test Neo4j could not start: {exc}", pytrace=False)
+    yield settings
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def kg_session(neo4j_settings):
+    from kgtool.api import KnowledgeGraph
+
+    kg = KnowledgeGraph.connect(neo4j_settings)
+    kg.init_schema()
+    yield kg
+    kg.close()
+
+
+@pytest.fixture
+def kg(kg_session):
+    """The session's graph, emptied before the test."""
+    kg_session.clear()
+    return kg_session
+
+
+@pytest.fixture(scope="session")
+def mquake_dev() -> Path:
+    path = SHARED_DATA / "mquake-hard-dev.json"
+    assert path.exists(), f"development data missing at {path}"
+    return path

@@ -1,0 +1,68 @@
+"""The local server: started by kgtool's own code, bound to loopback, auth on."""
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from kgtool.errors import ServerError
+from kgtool.graph.server import LocalServer
+
+
+def test_server_answers_with_generated_password_only(neo4j_settings):
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import AuthError
+
+    server = LocalServer(neo4j_settings)
+    st = server.status()
+    assert st.running and st.version.startswith("Neo4j/5.26")
+    assert st.uri.startswith("bolt://127.0.0.1:")
+    mode = stat.S_IMODE(os.stat(server.password_file).st_mode)
+    assert mode == 0o600, oct(mode)
+    with pytest.raises(AuthError):
+        with GraphDatabase.driver(server.uri, auth=("neo4j", "wrong-password")) as driver:
+            driver.verify_connectivity()
+
+
+def test_config_binds_loopback_and_disables_http(neo4j_settings):
+    conf = (LocalServer(neo4j_settings).home / "conf" / "neo4j.conf").read_text()
+    assert "server.default_listen_address=127.0.0.1" in conf
+    assert "server.http.enabled=false" in conf
+    assert "dbms.security.auth_enabled=true" in conf
+
+
+def test_start_is_a_noop_when_running(neo4j_settings):
+    server = LocalServer(neo4j_settings)
+    pid = server.pid()
+    assert server.start() is False
+    assert server.pid() == pid
+
+
+def test_port_taken_by_another_process_is_a_clear_error(tmp_path, neo4j_settings):
+    from dataclasses import replace
+
+    # a second home on the port the test server already holds
+    other = LocalServer(replace(neo4j_settings, home=tmp_path))
+    with pytest.raises(ServerError, match="is taken by another process"):
+        other.start(timeout=5)
+
+
+def test_missing_java_names_what_to_install(tmp_path, monkeypatch, neo4j_settings):
+    from dataclasses import replace
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    server = LocalServer(replace(neo4j_settings, home=tmp_path))
+    monkeypatch.setattr("kgtool.graph.server.Path.is_dir", lambda self: False)
+    with pytest.raises(ServerError, match="Java 17 or 21"):
+        server.java()
+
+
+def test_missing_maven_names_what_to_install(tmp_path, monkeypatch, neo4j_settings):
+    from dataclasses import replace
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    server = LocalServer(replace(neo4j_settings, home=tmp_path, runtime_dir=tmp_path / "rt"))
+    with pytest.raises(ServerError, match="apt-get install maven"):
+        server.resolve_jars()
