@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kgtool.config import Settings
+from kgtool.errors import ConfigError
 from kgtool.graph import queries
 from kgtool.graph.db import Database
 
@@ -23,6 +24,10 @@ class KnowledgeGraph:
         self.db = db
         self.settings = settings
         self._embedder = None
+        self._catalog = None
+        self._scorers = None
+        self._llm = None
+        self._matcher = None
 
     @classmethod
     def connect(cls, settings: Settings | None = None, **overrides) -> "KnowledgeGraph":
@@ -54,6 +59,110 @@ class KnowledgeGraph:
     def query_file(self, path: str | Path, params: dict[str, Any] | None = None):
         return self.query(queries.load_file(path).text, params)
 
+    # --- ingestion ------------------------------------------------------------
+    def ingest_edits(self, path: str | Path, *, format: str | None = None, extractor: str = "anchor",
+                     eatr: bool = True, strict: bool = False, batch: str | None = None, batch_size: int = 2000,
+                     embed_relations: bool = True, progress=None):
+        """Load an edit corpus (MQuAKE JSON or JSONL); returns an IngestSummary."""
+        from kgtool.ingest.pipeline import ingest_edits
+
+        summary = ingest_edits(
+            self.db, path, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
+            batch_size=batch_size, delta_rel=self.settings.delta_rel,
+            embedder=self.embedder if embed_relations else None, settings=self.settings, progress=progress,
+        )
+        self.reset_caches()
+        return summary
+
+    # --- answering --------------------------------------------------------------
+    def default_agents(self) -> str:
+        """`llm` when an endpoint is configured, else `offline`."""
+        return "llm" if (self.settings.llm_base_url or self.settings.llm_api_key) else "offline"
+
+    def answer(self, question: str, *, method: str = "care", agents: str | None = None, scope=None):
+        """Answer a multi-hop question; the whole reasoning path is stored as a Run.
+
+        scope: "all" (default: every edit in force), a list of case ids, or
+        {"cases": [...], "batches": [...]}. Returns a kgtool.reason.care.Answer
+        with the answer, the chain (facts with evidence), run id, latency, tokens.
+        """
+        from kgtool.retrieve.hop import Scope
+
+        if method != "care":
+            raise ConfigError(f"unknown method {method!r}; implemented: care")
+        scope = Scope.parse(scope)
+        loop = self._care_loop(agents or self.default_agents(), scope)
+        return loop.answer(question, scope)
+
+    def answer_many(self, questions, *, workers: int = 4, method: str = "care", agents: str | None = None,
+                    scope=None, scopes=None, progress=None):
+        """Answer many questions in parallel: one driver, one session per worker.
+
+        `scopes`, when given, is one scope per question (for k-edited evaluation).
+        Results come back in the order of `questions`.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        questions = list(questions)
+        scopes = list(scopes) if scopes is not None else [scope] * len(questions)
+        kind = agents or self.default_agents()
+        self.catalog.gazetteer  # load shared read-only state once, before the threads start
+        done = [0]
+
+        def one(item):
+            q, sc = item
+            result = self.answer(q, method=method, agents=kind, scope=sc)
+            done[0] += 1
+            if progress:
+                progress(done[0], len(questions))
+            return result
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(one, zip(questions, scopes)))
+
+    def _care_loop(self, kind: str, scope):
+        from kgtool.reason.agents.factory import build_agents
+        from kgtool.reason.care import CareLoop
+        from kgtool.retrieve.hop import HopRetriever
+
+        agents = build_agents(kind, self, scope)
+        retriever = HopRetriever(self.db, registry=self.scorers)
+        s = self.settings
+        record = {"top_k": s.top_k, "tau_max": s.tau_max, "gamma": s.gamma, "embedder": s.embedder,
+                  "llm_model": s.llm_model if kind == "llm" else None}
+        return CareLoop(self.db, agents, retriever, link=self.catalog.link, top_k=s.top_k, tau_max=s.tau_max,
+                        gamma=s.gamma, settings_record=record)
+
+    @property
+    def catalog(self):
+        if self._catalog is None:
+            from kgtool.reason.graphview import GraphCatalog
+
+            self._catalog = GraphCatalog(self.db)
+        return self._catalog
+
+    @property
+    def scorers(self):
+        if self._scorers is None:
+            from kgtool.retrieve.scoring import default_registry
+
+            self._scorers = default_registry()
+        return self._scorers
+
+    @property
+    def llm_client(self):
+        if self._llm is None:
+            from kgtool.models.llm import LLMClient
+
+            self._llm = LLMClient(self.settings)
+        return self._llm
+
+    def trace(self, run_id: str) -> dict | None:
+        """A stored run as a dict: the run, its steps with candidates, verdicts and backtracks."""
+        from kgtool.reason.trace import load_trace
+
+        return load_trace(self.db, run_id)
+
     def clear(self) -> None:
         """Delete every node and relationship (the schema stays)."""
         self.db.run_autocommit("admin/clear_graph")
@@ -61,6 +170,7 @@ class KnowledgeGraph:
 
     def reset_caches(self) -> None:
         """Forget what was derived from the graph's contents (names, relations)."""
+        self._catalog = None
 
     @property
     def embedder(self):

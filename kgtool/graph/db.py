@@ -85,6 +85,17 @@ class Database:
         with self.session() as session:
             return [r.data() for r in session.run(queries.text(name), params)]
 
+    # --- inside a caller's session (one session per answer keeps latency low) ---
+    @staticmethod
+    def read_in(session, name: str, /, **params) -> list[dict]:
+        text = queries.text(name)
+        return session.execute_read(lambda tx: [r.data() for r in tx.run(text, params)])
+
+    @staticmethod
+    def write_in(session, name: str, /, **params) -> list[dict]:
+        text = queries.text(name)
+        return session.execute_write(lambda tx: [r.data() for r in tx.run(text, params)])
+
     def write_many(self, steps: Iterable[tuple[str, dict]]) -> list[list[dict]]:
         """Several named writes in ONE transaction: a failure leaves no partial state."""
         steps = list(steps)

@@ -15,6 +15,7 @@ database layer implements with one read per call.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol, Sequence
 
@@ -128,17 +129,33 @@ def _token_coverage(name: str, text: str) -> float:
 
 
 class _Mentions:
-    """Does a text mention an entity? Alias-aware through the graph, else by name."""
+    """Does a text mention an entity? By its name first, then alias-aware through the graph.
 
-    def __init__(self, graph: GraphView | None):
+    The plain name search is tried first because it is cheap and usually
+    enough; the graph's linker (which knows aliases) is asked only when the
+    name is not there, and its answers are remembered per text.
+    """
+
+    def __init__(self, graph: GraphView | None, cache_size: int = 4096):
         self.graph = graph
+        self.cache_size = cache_size
+        self._linked: OrderedDict[str, list[Mention]] = OrderedDict()
+
+    def linked(self, text: str) -> list[Mention]:
+        if self.graph is None:
+            return []
+        found = self._linked.get(text)
+        if found is None:
+            found = list(self.graph.link_mentions(text))
+            self._linked[text] = found
+            if len(self._linked) > self.cache_size:
+                self._linked.popitem(last=False)
+        return found
 
     def spans(self, text: str, entity_id: str | None, name: str | None) -> list[tuple[int, int]]:
-        spans: list[tuple[int, int]] = []
-        if self.graph is not None and entity_id:
-            spans += [(s, e) for s, e, eid, _ in self.graph.link_mentions(text) if eid == entity_id]
-        if name:
-            spans += _name_spans(text, [name])
+        spans = _name_spans(text, [name]) if name else []
+        if not spans and entity_id:
+            spans = [(s, e) for s, e, eid, _ in self.linked(text) if eid == entity_id]
         return spans
 
     def support(self, text: str, entity_id: str | None, name: str | None) -> float:
@@ -352,49 +369,84 @@ class OfflinePlanner:
         return max(finished, key=_State.rank)
 
     def _extend(self, state: _State, analysis: TextAnalysis, cache: dict[str, list[CandidateFact]]) -> list[_State]:
-        n = analysis.size
-        explaining: list[_State] = []
-        bridges: list[_State] = []
         unexplained = state.best <= 0
         if not unexplained.any():
             return []
+        # Facts sharing a relation and direction score the same, so each
+        # group is scored once: hub entities (a country with hundreds of
+        # citizens) cost one score per relation, not per fact.
+        groups: dict[tuple[str, str], list[CandidateFact]] = {}
         for fact in self._facts(state.entity_id, cache):
-            (start_id, _), (next_id, _) = _endpoints(fact)
+            next_id = _endpoints(fact)[1][0]
             if fact.head_id == fact.tail_id or next_id in state.visited:
                 continue
-            key, scores = self._hop_scores(analysis, fact)
-            # The stopping rule: a hop must explain a part of the question
-            # that no earlier hop explained, or explain it clearly better
-            # (a word an earlier hop only loosely claimed).
-            gains = (scores >= self.claim) & (unexplained | (scores >= state.best + self.improve))
-            new_part = bool(n) and bool(gains.any())
-            hops = (*state.hops, _Hop(fact, key, fact.direction, scores, silent=not new_part))
-            score, owned, credited = self._score(hops, analysis)
-            if new_part and not owned[-1]:
-                new_part = False
-                hops = (*state.hops, _Hop(fact, key, fact.direction, scores, silent=True))
-                score, owned, credited = self._score(hops, analysis)
-            child = _State(
-                next_id,
-                hops,
-                state.visited | {next_id},
-                credited,
-                np.maximum(state.soft, scores),
-                state.silent + (0 if new_part else 1),
-                score,
-            )
-            (explaining if new_part else bridges).append(child)
-        explaining.sort(key=_State.rank, reverse=True)
+            groups.setdefault((relation_key(fact), fact.direction), []).append(fact)
+        explaining: list[tuple[_State, list[CandidateFact]]] = []
+        bridges: list[tuple[float, _State, list[CandidateFact]]] = []
+        for facts in groups.values():
+            proto = self._child(state, facts[0], analysis, unexplained)
+            if proto.silent == state.silent:
+                explaining.append((proto, facts))
+            else:
+                lean = float((proto.hops[-1].scores * unexplained).sum())
+                bridges.append((lean, proto, facts))
         if explaining:
-            return explaining[: self.fanout]
-        # Unnamed links are crossed one at a time: two in a row would let a
-        # path drift anywhere in the graph.
-        if state.silent >= self.max_silent or (state.hops and state.hops[-1].silent):
-            return []
-        # Which unnamed link to cross: the one whose relation leans most
-        # towards what is still unexplained, even if below the claim level.
-        bridges.sort(key=lambda s: -float((s.hops[-1].scores * unexplained).sum()))
-        return bridges[: self.fanout]
+            explaining.sort(key=lambda pf: pf[0].rank(), reverse=True)
+            chosen = [(p, f) for p, f in explaining]
+        else:
+            # Unnamed links are crossed one at a time (two in a row would let
+            # a path drift anywhere), preferring the relation that leans most
+            # towards what is still unexplained, even below the claim level.
+            if state.silent >= self.max_silent or (state.hops and state.hops[-1].silent):
+                return []
+            bridges.sort(key=lambda lpf: -lpf[0])
+            chosen = [(p, f) for _, p, f in bridges]
+        out: list[_State] = []
+        for proto, facts in chosen:
+            for fact in facts:
+                out.append(proto if fact is facts[0] else self._rebind(proto, fact))
+                if len(out) >= self.fanout:
+                    return out
+        return out
+
+    def _child(self, state: _State, fact: CandidateFact, analysis: TextAnalysis, unexplained: np.ndarray) -> _State:
+        key, scores = self._hop_scores(analysis, fact)
+        # The stopping rule: a hop must explain a part of the question that
+        # no earlier hop explained, or explain it clearly better (a word an
+        # earlier hop only loosely claimed).
+        gains = (scores >= self.claim) & (unexplained | (scores >= state.best + self.improve))
+        new_part = bool(analysis.size) and bool(gains.any())
+        hops = (*state.hops, _Hop(fact, key, fact.direction, scores, silent=not new_part))
+        score, owned, credited = self._score(hops, analysis)
+        if new_part and not owned[-1]:
+            new_part = False
+            hops = (*state.hops, _Hop(fact, key, fact.direction, scores, silent=True))
+            score, owned, credited = self._score(hops, analysis)
+        next_id = _endpoints(fact)[1][0]
+        return _State(
+            next_id,
+            hops,
+            state.visited | {next_id},
+            credited,
+            np.maximum(state.soft, scores),
+            state.silent + (0 if new_part else 1),
+            score,
+        )
+
+    @staticmethod
+    def _rebind(proto: _State, fact: CandidateFact) -> _State:
+        """The same step through another fact of the same relation."""
+        last = proto.hops[-1]
+        next_id = _endpoints(fact)[1][0]
+        return _State(
+            next_id,
+            (*proto.hops[:-1], _Hop(fact, last.key, last.direction, last.scores, last.silent)),
+            (proto.visited - {proto.entity_id}) | {next_id},
+            proto.best,
+            proto.soft,
+            proto.silent,
+            proto.score,
+        )
 
     # -- plan assembly ---------------------------------------------------
     def _to_plan(
@@ -769,7 +821,7 @@ class OfflineGenerator:
         ent = min(ent_spans)
         out: list[tuple[float, int, str]] = []
         if self.graph is not None:
-            for s, e, eid, surface in self.graph.link_mentions(sentence):
+            for s, e, eid, surface in self.mentions.linked(sentence):
                 if eid == entity_id or (s, e) == ent or same_name(surface, entity_name):
                     continue
                 fit = self._fit(sentence, [ent, (s, e)], q, q_prof)

@@ -1,0 +1,192 @@
+"""Turn edits, base facts and EATR decisions into graph rows, and write them.
+
+Every write is a batched `UNWIND $rows` statement from cypher/ingest/, and one
+batch of edits is written in ONE transaction, so a failure leaves nothing of
+that batch behind. Ids are content-derived (entities: Wikidata Q-id or
+normalised name; facts: hash of head, relation key and tail), and every write
+is a MERGE, so re-running a file changes no counts.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from kgtool.graph.db import Database
+from kgtool.ingest.linking import canonical_id, is_qid, normalize
+from kgtool.ingest.records import BaseFact, Decision, EditRecord
+
+
+def relation_key(label: str, relation_id: str | None = None) -> str:
+    """Facts of one relation share this key: its id when known, else its normalised label."""
+    return relation_id.strip() if relation_id and relation_id.strip() else "rel:" + normalize(label)
+
+
+def fact_id(head_id: str, rel_key: str, tail_id: str) -> str:
+    digest = hashlib.sha1(f"{head_id}\x1f{rel_key}\x1f{tail_id}".encode("utf-8")).hexdigest()
+    return "f:" + digest[:20]
+
+
+def template(text: str | None, subject: str) -> str | None:
+    """A phrasing of the relation with the subject as `{}` ("Who founded {}?")."""
+    if not text:
+        return None
+    if "{}" in text:
+        return text
+    return text.replace(subject, "{}") if subject and subject in text else None
+
+
+@dataclass
+class GraphRows:
+    """Rows for one transaction, keyed so duplicates inside a batch merge early."""
+
+    entities: dict[str, dict] = field(default_factory=dict)
+    relations: dict[str, dict] = field(default_factory=dict)
+    facts: dict[str, dict] = field(default_factory=dict)
+    edits: list[dict] = field(default_factory=list)
+    supersedes: list[dict] = field(default_factory=list)
+    passages: dict[str, dict] = field(default_factory=dict)
+    slots: set[str] = field(default_factory=set)
+
+    def entity(self, name: str, qid: str | None, aliases: Iterable[str] = ()) -> str:
+        eid = canonical_id(name, qid)
+        row = self.entities.get(eid)
+        if row is None:
+            row = self.entities[eid] = {
+                "id": eid, "name": name, "norm": normalize(name), "qid": qid if eid == qid else None, "aliases": [],
+            }
+        for alias in aliases:
+            if alias and alias != row["name"] and alias not in row["aliases"]:
+                row["aliases"].append(alias)
+        return eid
+
+    def relation(self, label: str, relation_id: str | None, phrases: Iterable[str | None] = ()) -> str:
+        key = relation_key(label, relation_id)
+        row = self.relations.get(key)
+        if row is None:
+            row = self.relations[key] = {"key": key, "label": label, "relation_id": relation_id, "phrases": []}
+        for phrase in phrases:
+            if phrase and phrase not in row["phrases"]:
+                row["phrases"].append(phrase)
+        return key
+
+    def fact(self, head_id: str, label: str, rel_key: str, relation_id: str | None, tail_id: str,
+             evidence: str, source: str, case_id: str | None) -> str:
+        fid = fact_id(head_id, rel_key, tail_id)
+        if fid not in self.facts:
+            self.facts[fid] = {
+                "id": fid, "head_id": head_id, "tail_id": tail_id, "relation": label, "relation_key": rel_key,
+                "relation_id": relation_id, "evidence": evidence, "source": source, "case_id": case_id,
+            }
+        return fid
+
+    def all_fact_ids(self) -> list[str]:
+        return list(self.facts)
+
+
+def _str(value) -> str | None:
+    return None if value is None else str(value)
+
+
+def rows_for_base_facts(rows: GraphRows, facts: Sequence[BaseFact]) -> None:
+    for bf in facts:
+        head = rows.entity(bf.subject, bf.subject_id, bf.subject_aliases)
+        tail = rows.entity(bf.object, bf.object_id, bf.object_aliases)
+        key = rows.relation(bf.relation, bf.relation_id)
+        # base facts carry no sentence of their own; a plain statement of the
+        # triple is what retrieval and the critic can check against
+        evidence = f"{bf.subject} {bf.relation} {bf.object}."
+        rows.fact(head, bf.relation, key, bf.relation_id, tail, evidence, "base", _str(bf.case_id))
+
+
+def rows_for_edits(rows: GraphRows, edits: Sequence[EditRecord], decisions: Sequence[Sequence[Decision]],
+                   batch: str) -> None:
+    for edit, edit_decisions in zip(edits, decisions):
+        subject_id = rows.entity(edit.subject, edit.subject_id, edit.subject_aliases)
+        object_id = rows.entity(edit.object, edit.object_id, edit.object_aliases)
+        key = rows.relation(edit.relation, edit.relation_id,
+                            (template(edit.prompt, edit.subject), template(edit.question, edit.subject)))
+        asserted = []
+        for decision in edit_decisions:
+            if not decision.kept:
+                continue
+            cand = decision.candidate
+            head_id = decision.head_id or canonical_id(cand.head)
+            tail_id = decision.tail_id or canonical_id(cand.tail)
+            rows.entity(cand.head, head_id if is_qid(head_id) else None)
+            rows.entity(cand.tail, tail_id if is_qid(tail_id) else None)
+            if decision.reason == "kept":
+                # EATR kept it: the relation is consistent with the anchor's
+                fid = rows.fact(head_id, cand.relation, key, edit.relation_id, tail_id, cand.evidence, "edit", _str(edit.case_id))
+            else:  # --no-eatr: the raw candidate keeps its own relation
+                raw_key = rows.relation(cand.relation, None)
+                fid = rows.fact(head_id, cand.relation, raw_key, None, tail_id, cand.evidence, "edit", _str(edit.case_id))
+            if fid not in asserted:
+                asserted.append(fid)
+        superseded = None
+        if edit.old_object:
+            old_id = rows.entity(edit.old_object, edit.old_object_id, edit.old_object_aliases)
+            evidence = f"{edit.subject} {edit.relation} {edit.old_object}."
+            superseded = rows.fact(subject_id, edit.relation, key, edit.relation_id, old_id, evidence, "base", _str(edit.case_id))
+            rows.supersedes.append({"edit_id": edit.id, "fact_id": superseded})
+        slot = f"{subject_id}\x1f{key}"
+        rows.slots.add(slot)
+        passage_id = "p:" + edit.id
+        rows.passages[passage_id] = {"id": passage_id, "title": edit.subject, "text": edit.description, "fact_ids": asserted}
+        audit = [
+            {"head": d.candidate.head, "relation": d.candidate.relation, "tail": d.candidate.tail,
+             "extractor": d.candidate.extractor, "kept": d.kept, "reason": d.reason,
+             "cosine": None if d.cosine is None else round(d.cosine, 4)}
+            for d in edit_decisions
+        ]
+        rows.edits.append({
+            "id": edit.id, "fact_ids": asserted,
+            "props": {
+                "case_id": _str(edit.case_id), "batch": batch, "description": edit.description,
+                "subject": edit.subject, "subject_id": subject_id, "relation": edit.relation, "relation_key": key,
+                "relation_id": edit.relation_id, "object": edit.object, "object_id": object_id,
+                "old_object": edit.old_object, "source": edit.source, "slot": slot,
+                "eatr_kept": sum(1 for d in edit_decisions if d.kept),
+                "eatr_rejected": sum(1 for d in edit_decisions if not d.kept),
+                "eatr_decisions": json.dumps(audit, ensure_ascii=False),
+            },
+        })
+
+
+@dataclass
+class WriteCounts:
+    conflicts: int = 0
+
+
+def write_rows(db: Database, rows: GraphRows) -> WriteCounts:
+    """Write one batch in one transaction; then flag conflicts among the touched slots."""
+    entities = [
+        {**row, "alias_text": " | ".join(row["aliases"])} for row in rows.entities.values()
+    ]
+    steps = [
+        ("ingest/merge_entities", {"rows": entities}),
+        ("ingest/merge_relations", {"rows": list(rows.relations.values())}),
+        ("ingest/merge_facts", {"rows": list(rows.facts.values())}),
+        ("ingest/merge_edits", {"rows": rows.edits}),
+        ("ingest/link_superseded", {"rows": rows.supersedes}),
+        ("ingest/merge_passages", {"rows": list(rows.passages.values())}),
+        ("ingest/update_fact_status", {"fact_ids": rows.all_fact_ids()}),
+        ("ingest/flag_conflicts", {"slots": sorted(rows.slots)}),
+    ]
+    results = db.write_many(steps)
+    conflicts = results[-1][0]["conflicts"] if results[-1] else 0
+    return WriteCounts(conflicts=conflicts)
+
+
+def write_relation_embeddings(db: Database, embedder) -> int:
+    """Embed the labels of relations that have no embedding yet (one model call)."""
+    missing = db.read("ingest/relations_without_embedding")
+    if not missing:
+        return 0
+    vectors = embedder.encode([r["label"] for r in missing])
+    db.write("ingest/set_relation_embeddings", rows=[
+        {"key": r["key"], "embedding": [float(x) for x in vec], "model": getattr(embedder, "name", "")}
+        for r, vec in zip(missing, vectors)
+    ])
+    return len(missing)

@@ -1,0 +1,113 @@
+"""The hop retrieval core shared by every method.
+
+A hop is: one named Cypher read of the current entity's candidate pool
+(`hop/candidates`, scoped to a set of edits), the named Python scorers over
+that pool, and one Cypher write that records the scores and computes p and
+N_eff (`hop/record_step`, see kgtool.reason.trace).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from kgtool.errors import ConfigError
+from kgtool.graph.db import Database
+from kgtool.reason.agents.base import CandidateFact
+from kgtool.retrieve.scoring import ScorerRegistry, default_registry
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which edits are in force: every edit (the default), or those of some cases or batches.
+
+    Base (pre-edit) facts are always in force unless an in-scope edit supersedes
+    them, so 1-edited, k-edited and all-edited stores need no re-ingestion.
+    """
+
+    cases: tuple[str, ...] | None = None
+    batches: tuple[str, ...] | None = None
+
+    @classmethod
+    def parse(cls, value: Any) -> "Scope":
+        if value is None or value == "all":
+            return cls()
+        if isinstance(value, Scope):
+            return value
+        if isinstance(value, dict):
+            unknown = set(value) - {"cases", "batches"}
+            if unknown:
+                raise ConfigError(f"scope keys must be 'cases' and/or 'batches', got {sorted(unknown)}")
+            return cls(_strs(value.get("cases")), _strs(value.get("batches")))
+        if isinstance(value, (list, tuple, set)):
+            return cls(cases=_strs(value))
+        raise ConfigError(f"scope must be 'all', a list of case ids or {{'cases': [...], 'batches': [...]}}; got {value!r}")
+
+    def params(self) -> dict:
+        return {"cases": list(self.cases) if self.cases is not None else None,
+                "batches": list(self.batches) if self.batches is not None else None}
+
+    def label(self) -> str:
+        if self.cases is None and self.batches is None:
+            return "all"
+        parts = []
+        if self.cases is not None:
+            parts.append(f"cases={','.join(self.cases[:5])}{'...' if len(self.cases) > 5 else ''}")
+        if self.batches is not None:
+            parts.append(f"batches={','.join(self.batches)}")
+        return ";".join(parts)
+
+
+def _strs(values: Iterable | None) -> tuple[str, ...] | None:
+    return None if values is None else tuple(str(v) for v in values)
+
+
+def candidate_from_row(row: dict) -> CandidateFact:
+    return CandidateFact(
+        fact_id=row["fact_id"], head_id=row["head_id"], head=row["head"], relation=row["relation"],
+        tail_id=row["tail_id"], tail=row["tail"], evidence=row.get("evidence") or "",
+        relation_id=row.get("relation_id") or row.get("relation_key"), direction=row.get("direction", "out"),
+        rank=row.get("rank") or 0, score=row.get("score") or 0.0,
+    )
+
+
+class HopRetriever:
+    """Read a pool with Cypher and rank it with named scorers (BM25 by default, as CARE)."""
+
+    def __init__(self, db: Database, *, scorers: Sequence[str] = ("bm25",), weights: Sequence[float] | None = None,
+                 registry: ScorerRegistry | None = None, scorer_options: dict[str, dict] | None = None):
+        self.db = db
+        registry = registry or default_registry()
+        options = scorer_options or {}
+        self.scorer_names = tuple(scorers)
+        self.scorers = {name: registry.get(name, **options.get(name, {})) for name in scorers}
+        self.weights = tuple(weights) if weights is not None else (1.0,) * len(scorers)
+        if len(self.weights) != len(self.scorers):
+            raise ConfigError("give one weight per scorer")
+
+    def pool(self, session, entity_id: str, scope: Scope) -> list[CandidateFact]:
+        rows = self.db.read_in(session, "hop/candidates", entity_id=entity_id, **scope.params())
+        return [candidate_from_row(r) for r in rows]
+
+    def rank(self, query: str, pool: Sequence[CandidateFact], top_k: int | None) -> list[CandidateFact]:
+        """Score the pool; return the top_k (all when None), best first, with rank and scores set."""
+        if not pool:
+            return []
+        total = np.zeros(len(pool))
+        per_scorer = {}
+        for (name, scorer), weight in zip(self.scorers.items(), self.weights):
+            values = np.asarray(scorer.score(query, pool), dtype=float)
+            per_scorer[name] = values
+            total += weight * values
+        order = sorted(range(len(pool)), key=lambda i: (-total[i], pool[i].fact_id))
+        if top_k is not None:
+            order = order[:top_k]
+        ranked = []
+        for rank, i in enumerate(order, start=1):
+            cand = pool[i]
+            cand.rank = rank
+            cand.score = float(total[i])
+            cand.scores = {name: float(v[i]) for name, v in per_scorer.items()}
+            ranked.append(cand)
+        return ranked
