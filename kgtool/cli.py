@@ -192,6 +192,178 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
         sys.exit(1)
 
 
+# --- answering -------------------------------------------------------------
+def _scope_option(value: str | None):
+    """--scope all | case ids separated by commas | batch:NAME[,NAME]."""
+    if not value or value == "all":
+        return "all"
+    if value.startswith("batch:"):
+        return {"batches": [v for v in value[6:].split(",") if v]}
+    return {"cases": [v for v in value.split(",") if v]}
+
+
+@main.command()
+@click.argument("question", required=False)
+@click.option("-f", "--file", "file_", type=click.Path(exists=True, dir_okay=False),
+              help="Answer every question of a JSONL file ({\"question\": ..., optional \"answer\"}).")
+@click.option("--agents", type=click.Choice(["offline", "llm"]), default=None,
+              help="Agent family (default: llm when an endpoint is configured, else offline).")
+@click.option("--method", type=click.Choice(["care"]), default="care", show_default=True)
+@click.option("--scope", default="all", show_default=True,
+              help="Edits in force: all, case ids (1,2,3) or batch:NAME.")
+@click.option("--json", "as_json", is_flag=True, help="Print answers as JSON.")
+def ask(question, file_, agents, method, scope, as_json):
+    """Answer a multi-hop QUESTION (or every question in -f FILE) and print the chain.
+
+    Each reasoning path is stored in Neo4j; see it with `kgtool trace show RUN_ID`.
+    With -f, an expected "answer" in the file is checked and the exit code is 1
+    if any answer differs.
+    """
+    if bool(question) == bool(file_):
+        raise click.UsageError("give either QUESTION or -f FILE")
+    items = [{"question": question}] if question else _read_questions(file_)
+    wrong = 0
+    with _connect() as kg:
+        for item in items:
+            result = kg.answer(item["question"], method=method, agents=agents, scope=_scope_option(scope))
+            expected = item.get("answer")
+            if as_json:
+                click.echo(json.dumps(result.as_dict(), ensure_ascii=False, default=str))
+            else:
+                _print_answer(result)
+            if expected is not None:
+                from kgtool.eval.mquake import matches
+
+                ok = matches(result.answer, expected, item.get("aliases", []))
+                wrong += not ok
+                if not as_json:
+                    console.print(f"   expected {expected}: " + ("[green]correct[/]" if ok else "[red]wrong[/]"))
+    if wrong:
+        sys.exit(1)
+
+
+def _read_questions(path) -> list[dict]:
+    items = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise KgToolError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str) or not item["question"].strip():
+            raise KgToolError(f"{path}:{lineno}: expected an object with a non-empty \"question\" string")
+        items.append(item)
+    return items
+
+
+def _print_answer(result):
+    console.print(f"[bold]Q:[/] {result.question}", highlight=False)
+    console.print(f"[bold]A:[/] {result.answer or '(no answer)'}  [dim]({result.status}, "
+                  f"{result.latency_ms:.0f} ms, {result.tokens} tokens, {result.backtracks} backtrack(s), "
+                  f"run {result.run_id})[/]", highlight=False)
+    for step in result.chain:
+        if step.get("fact_id"):
+            line = f"  {step['hop']}. {step['head']} --{step['relation']}--> {step['tail']}"
+            console.print(line, highlight=False)
+            console.print(f"     [dim]{step['evidence']}  (N_eff {step['neff'] or 0:.2f}, {step['state']})[/]",
+                          highlight=False)
+        else:
+            console.print(f"  {step['hop']}. {step['question']} -> {step['answer'] or '?'} [dim](generated)[/]",
+                          highlight=False)
+
+
+@main.group()
+def trace():
+    """Inspect stored reasoning runs."""
+
+
+@trace.command("show")
+@click.argument("run_id")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Write an interactive page of the run.")
+def trace_show(run_id, html_path):
+    """Print a run's chain: candidates, scores, N_eff, verdicts and backtracks."""
+    with _connect() as kg:
+        data = kg.trace(run_id)
+    if data is None:
+        raise KgToolError(f"no run {run_id!r} in the graph; list runs with: kgtool cypher -f cypher/analyst/runs.cypher")
+    run = data["run"]
+    console.print(f"[bold]{run['id']}[/] {run.get('method')}/{run.get('agents')} scope={run.get('scope')} "
+                  f"status={run.get('status')} {run.get('latency_ms') or 0:.0f} ms tokens={run.get('tokens')}",
+                  highlight=False)
+    console.print(f"Q: {run.get('question')}\nA: {run.get('answer')}", highlight=False)
+    for step in data["steps"]:
+        mark = "*" if step.get("in_chain") else " "
+        console.print(f"{mark} hop {step['hop']} attempt {step['attempt']}: {step['query']}  "
+                      f"[dim]N_eff={step['neff'] if step['neff'] is None else round(step['neff'], 3)} "
+                      f"({step['state']}, gamma {step['gamma']})[/]", highlight=False)
+        table = Table(show_edge=False, pad_edge=False)
+        for col in ("rank", "fact", "score", "p", "bm25", "passes", "chosen"):
+            table.add_column(col)
+        for c in step["candidates"]:
+            table.add_row(str(c["rank"]), f"{c['head']} --{c['relation']}--> {c['tail']}", f"{c['score']:.3f}",
+                          f"{c['p']:.3f}", f"{c['bm25'] or 0:.2f}", "yes" if c["passes"] else "no",
+                          "discarded" if c["discarded"] else ("<-" if c["fact_id"] == step["chosen"] else ""))
+        console.print(table)
+        if step.get("generated"):
+            console.print(f"    generated answer: {step['answer']}", highlight=False)
+        for v in step["verdicts"]:
+            verdict = "valid" if v["valid"] else f"REJECTED ({v['error_type']}, hop {v['failed_hop']})"
+            console.print(f"    critic round {v['round']}: {verdict} {v['explanation'] or ''}", highlight=False)
+    for b in data["backtracks"]:
+        console.print(f"backtrack {b['from_step']} -> {b['to_step']}: {b['reason']}", highlight=False)
+    if html_path:
+        from kgtool.reason.trace_html import render_trace_html
+
+        Path(html_path).write_text(render_trace_html(data), encoding="utf-8")
+        console.print(f"wrote {html_path}")
+
+
+@main.group("eval")
+def eval_():
+    """Evaluate on benchmarks."""
+
+
+@eval_.command("mquake")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--scope", type=click.Choice(["1", "k", "all"]), default="all", show_default=True,
+              help="Edits in force per case: its own (1), its group of --k cases (k), or all.")
+@click.option("--k", default=100, show_default=True, help="Group size for --scope k.")
+@click.option("--method", type=click.Choice(["care"]), default="care", show_default=True)
+@click.option("--agents", type=click.Choice(["offline", "llm"]), default=None)
+@click.option("--workers", default=4, show_default=True, help="Questions answered in parallel.")
+@click.option("--limit", type=int, default=None, help="Only the first N cases.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the report as JSON.")
+def eval_mquake(path, scope, k, method, agents, workers, limit, json_out):
+    """Multi-hop accuracy and Hop-Acc on an MQuAKE file (ingest it first).
+
+    Acc counts a case when any of its questions gets the new answer or an
+    alias; Hop-Acc when some question's chain matches every gold hop.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with _connect() as kg:
+        with Progress(TextColumn("answering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err_console) as bar:
+            task = bar.add_task("q", total=None)
+            report = kg.evaluate_mquake(path, scope=scope, k=k, method=method, agents=agents, workers=workers,
+                                        limit=limit, progress=lambda d, t: bar.update(task, completed=d, total=t))
+    data = report.as_dict()
+    table = Table(title=f"MQuAKE {Path(path).name}: {data['method']}/{data['agents']}, scope {data['scope']}")
+    for col in ("hops", "cases", "Acc", "Hop-Acc"):
+        table.add_column(col, justify="right")
+    for hops, row in data["by_hops"].items():
+        table.add_row(hops, str(row["cases"]), f"{row['acc']:.3f}", f"{row['hop_acc']:.3f}")
+    table.add_row("all", str(data["cases"]), f"{data['acc']:.3f}", f"{data['hop_acc']:.3f}", style="bold")
+    console.print(table)
+    console.print(f"questions {data['questions']}, latency p50 {data['latency_ms']['p50']:.1f} ms, "
+                  f"p90 {data['latency_ms']['p90']:.1f} ms, tokens/question {data['tokens_per_question']:.1f}, "
+                  f"{data['seconds']:.1f} s")
+    if json_out:
+        Path(json_out).write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        console.print(f"wrote {json_out}")
+
+
 # --- cypher ---------------------------------------------------------------
 def _parse_params(pairs: tuple[str, ...]) -> dict:
     params = {}

@@ -245,6 +245,12 @@ def test_planner_links_the_longest_mention_with_facts(graph, matcher):
     assert plan.topic_id == "tobin" and plan.entities[-1] == "emberfall"
 
 
+def test_planner_without_a_linked_topic_returns_the_question_unsplit(graph, matcher):
+    plan = OfflinePlanner(graph, matcher).plan("What is the capital of Atlantis?")
+    assert plan.subquestions == ["What is the capital of Atlantis?"]
+    assert plan.topic_id is None and plan.relations == []
+
+
 def test_planner_reads_a_bounded_number_of_neighbourhoods(graph, matcher):
     OfflinePlanner(graph, matcher).plan("What is the capital of the country where the spouse of Mara Voss holds citizenship?")
     assert graph.reads <= 12
@@ -341,6 +347,27 @@ def test_critic_flags_relevance_grounding_and_final_deduction(graph, matcher):
 
     v = critic.review(QUESTION, chain_for(VALID), "Port Amsel")
     assert (v.valid, v.failed_hop, v.error_type) == (False, 3, "final_deduction")
+
+
+def test_critic_checks_generated_hops_against_their_evidence(graph, matcher):
+    critic = OfflineCritic(graph, matcher)
+    first = chain_for(VALID[:1])
+    generated = ChainLink(
+        hop=2, subquestion="What is the country of citizenship of Ilya Brandt?", entity_in="Ilya Brandt",
+        fact=None, answer="Ostrana", generated=True, evidence="Ilya Brandt is a citizen of Ostrana.",
+    )
+    assert critic.review(QUESTION, [*first, generated], "Ostrana").valid
+    off_topic = ChainLink(
+        hop=2, subquestion="What is the country of citizenship of Ilya Brandt?", entity_in="Ilya Brandt",
+        fact=None, answer="Ostrana", generated=True, evidence="Ilya Brandt once painted Ostrana.",
+    )
+    v = critic.review(QUESTION, [*first, off_topic], "Ostrana")
+    assert (v.failed_hop, v.error_type) == (2, "local_relevance")
+    ungrounded = ChainLink(
+        hop=2, subquestion="What is the country of citizenship of Ilya Brandt?", entity_in="Ilya Brandt",
+        fact=None, answer="Ostrana", generated=True, evidence="",
+    )
+    assert not critic.review(QUESTION, [*first, ungrounded], "Ostrana").valid
 
 
 # -- generator ----------------------------------------------------------------

@@ -36,7 +36,8 @@ class Database:
         else:
             uri = settings.neo4j_uri
             auth = (settings.neo4j_user, settings.neo4j_password or "")
-        driver = GraphDatabase.driver(uri, auth=auth, max_connection_pool_size=64)
+        # notifications (e.g. "property key does not exist" before any fact has it) are noise here
+        driver = GraphDatabase.driver(uri, auth=auth, max_connection_pool_size=64, notifications_min_severity="OFF")
         try:
             driver.verify_connectivity()
         except Exception as exc:

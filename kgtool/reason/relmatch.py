@@ -61,11 +61,21 @@ _MIN_PREFIX = 5
 
 
 def fold(text: str) -> str:
-    """Lowercase and strip accents so spellings of one name meet."""
-    text = text.lower()
-    if not text.isascii():
-        text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-    return text
+    """Lowercase and strip accents so spellings of one name meet.
+
+    Length-preserving (one character in, one out), so offsets found in the
+    folded text are valid in the original.
+    """
+    if text.isascii():
+        return text.lower()
+    out = []
+    for ch in text:
+        low = ch.lower()
+        if len(low) != 1:
+            low = ch
+        base = "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))
+        out.append(base.lower() if len(base) == 1 else low)
+    return "".join(out)
 
 
 def light_stem(word: str) -> str:
@@ -196,7 +206,7 @@ class TextAnalysis:
     unit_tokens: list[tuple[int, ...]]  # which content tokens each unit covers
     vectors: np.ndarray
     whole: np.ndarray | None = None  # vector of all content words together
-    _cache: dict[str, np.ndarray] = field(default_factory=dict)
+    _cache: dict[tuple[str, tuple[str, ...]], np.ndarray] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -224,7 +234,8 @@ class RelationMatcher:
         self.floor = floor
         self.ceil = ceil
         self.max_group = max_group
-        self._profiles: dict[tuple[str, tuple[str, ...]], RelationProfile] = {}
+        self.max_profiles = 50_000
+        self._profiles: OrderedDict[tuple[str, tuple[str, ...]], RelationProfile] = OrderedDict()
 
     # -- relations -------------------------------------------------------
     def profile(self, key: str, phrases: Iterable[str]) -> RelationProfile:
@@ -248,6 +259,10 @@ class RelationMatcher:
             templates=templates,
         )
         self._profiles[cache_key] = prof
+        # Ad-hoc profiles (texts compared as if they were relations) would
+        # otherwise pile up over a long run.
+        while len(self._profiles) > self.max_profiles:
+            self._profiles.popitem(last=False)
         return prof
 
     def relation_similarity(self, a: RelationProfile, b: RelationProfile) -> float:
@@ -326,7 +341,8 @@ class RelationMatcher:
         better than its parts, so "country of citizenship" can explain
         "country" while "country where the spouse" does not explain "spouse".
         """
-        cached = analysis._cache.get(prof.key)
+        cache_key = (prof.key, prof.phrases)
+        cached = analysis._cache.get(cache_key)
         if cached is not None:
             return cached
         n = analysis.size
@@ -344,7 +360,7 @@ class RelationMatcher:
                 for m in members:
                     best[m] = max(best[m], dense[u])
         scores = np.maximum(lex, best)
-        analysis._cache[prof.key] = scores
+        analysis._cache[cache_key] = scores
         return scores
 
     def expresses(self, analysis: TextAnalysis, prof: RelationProfile) -> float:

@@ -93,11 +93,14 @@ class _Profiles:
     def __init__(self, graph: GraphView | None, matcher: RelationMatcher):
         self.graph = graph
         self.matcher = matcher
+        self._phrases: dict[str, list[str]] = {}  # the graph is asked once per relation
 
     def of(self, key: str, label: str = "") -> RelationProfile:
         phrases: list[str] = []
         if self.graph is not None:
-            phrases = list(self.graph.relation_phrases(key))
+            if key not in self._phrases:
+                self._phrases[key] = list(self.graph.relation_phrases(key))
+            phrases = self._phrases[key]
         if label and not any(normalise_label(p) == normalise_label(label) for p in phrases):
             phrases = [label, *phrases]
         return self.matcher.profile(key, phrases or [label or key])
@@ -716,9 +719,11 @@ class OfflineCritic:
             return self._generated_relevance(link)
         prof = self.profiles.of_fact(link.fact)
         if intended is not None:
+            # The plan named the hop's relation: the fact must be that one.
             sim = self.matcher.relation_similarity(prof, self.profiles.of(intended))
             if sim >= self.same_relation:
                 return None
+            return "local_relevance", f"relation {link.fact.relation!r} is not the planned {intended!r} ({sim:.2f})"
         analysis = _subquestion_analysis(self.matcher, self.mentions, link.subquestion, link.entity_in, [link.fact])
         fit = self.matcher.fit(analysis, prof)
         if fit < self.fit_threshold:
