@@ -56,7 +56,7 @@ def ingest_edits(
     path: str | Path,
     *,
     format: str | None = None,
-    extractor: str = "anchor",
+    extractor="anchor",
     eatr: bool = True,
     strict: bool = False,
     batch: str | None = None,
@@ -78,7 +78,8 @@ def ingest_edits(
         more = f"\n  ... and {len(result.bad) - 50} more" if len(result.bad) > 50 else ""
         raise InputError(f"{len(result.bad)} bad record(s); nothing was written (--strict):\n{shown}{more}")
 
-    ext = get_extractor(extractor, settings=settings)
+    # a name ("anchor", "rebel", "llm", "auto", a model directory) or an Extractor object
+    ext = get_extractor(extractor, settings=settings) if isinstance(extractor, str) else extractor
     gazetteer = Gazetteer.from_records(result.edits, result.base_facts)
     refiner = Eatr(embedder, gazetteer, delta_rel=delta_rel, enabled=eatr,
                    embedder_spec=getattr(settings, "embedder", "auto"))
