@@ -8,13 +8,14 @@ multi-hop accuracy, Hop-Acc and time per question. The gold chain is read only
 to score.
 
     .venv/bin/python bench/dev_offline_agents.py [--split even|odd|all] [--scope all|case]
-        [--phrases all|label] [--no-hints] [--cold] [-v|-vv]
+        [--phrases all|label] [--no-hints] [--top-k K] [--cold] [--threads N] [-v|-vv]
 
 --scope all puts every edit of the file in one store (the hard setting: each
 entity carries other cases' facts as distractors). --phrases label gives the
 agents relation labels only (no edit templates or questions); --no-hints makes
 the selector and critic work from the sub-question text alone, as a loop that
-only knows the Protocols would call them; --cold forgets each question's own
+only knows the Protocols would call them; --top-k K judges only the BM25 top K
+of each neighbourhood (as the Neo4j loop's hop pool does); --cold forgets each question's own
 word vectors before answering it (relation and evidence vectors stay cached).
 """
 from __future__ import annotations
@@ -42,6 +43,9 @@ from kgtool.reason.agents.offline import (  # noqa: E402
     normalise_label,
 )
 from kgtool.reason.relmatch import fold  # noqa: E402
+from kgtool.retrieve.scoring import BM25Scorer  # noqa: E402
+
+_BM25 = BM25Scorer()
 
 DEFAULT_DATA = Path("/work/shared/data/mquake-hard-dev.json")
 
@@ -215,7 +219,9 @@ class Outcome:
     ms: float
 
 
-def answer(agents: OfflineAgents, graph: MemoryGraph, question: str, tau_max: int = 2, hints: bool = True) -> Outcome:
+def answer(
+    agents: OfflineAgents, graph: MemoryGraph, question: str, tau_max: int = 2, hints: bool = True, top_k: int = 0
+) -> Outcome:
     """Plan, then per hop take the best-judged candidate; on a critic rejection
     take the next-best one at the failed hop (at most `tau_max` times); a hop
     with no passing candidate left falls back to the generator."""
@@ -225,7 +231,7 @@ def answer(agents: OfflineAgents, graph: MemoryGraph, question: str, tau_max: in
     choice = [0] * len(plan.subquestions)
     backtracks = 0
     while True:
-        chain = _assemble(agents, graph, plan, choice, hints)
+        chain = _assemble(agents, graph, plan, choice, hints, top_k)
         final = chain[-1].answer if chain else ""
         complete = len(chain) == len(plan.subquestions) and bool(plan.relations)
         verdict = agents.critic.review(question, chain, final, relations=plan.relations if hints else None)
@@ -246,7 +252,7 @@ def answer(agents: OfflineAgents, graph: MemoryGraph, question: str, tau_max: in
 
 
 def _assemble(
-    agents: OfflineAgents, graph: MemoryGraph, plan: OfflinePlan, choice: list[int], hints: bool
+    agents: OfflineAgents, graph: MemoryGraph, plan: OfflinePlan, choice: list[int], hints: bool, top_k: int = 0
 ) -> list[ChainLink]:
     chain: list[ChainLink] = []
     entity_id = plan.topic_id
@@ -256,6 +262,11 @@ def _assemble(
         name = graph.entity_name(entity_id)
         q = subq.replace(PLACEHOLDER, name)
         cands = graph.neighbors(entity_id)
+        if top_k:
+            # As the Neo4j loop does: BM25 of the sub-question over evidence, top K only.
+            bm25 = _BM25.score(q, cands)
+            order = sorted(range(len(cands)), key=lambda k: (-bm25[k], cands[k].fact_id))[:top_k]
+            cands = [cands[k] for k in order]
         extra = {"relation_key": plan.relations[i], "direction": plan.directions[i]} if hints else {}
         judged = agents.selector.judge(q, entity_id, cands, **extra)
         ranked = sorted((j for j in judged if j.passes), key=lambda j: -j.score)
@@ -301,7 +312,7 @@ def _forget_texts(matcher, question: str) -> None:
             matcher.encoder._cache.pop(unit, None)
 
 
-def run(cases: list[dict], agents_for, verbose: int, hints: bool = True, cold: bool = False) -> dict:
+def run(cases: list[dict], agents_for, verbose: int, hints: bool = True, cold: bool = False, top_k: int = 0) -> dict:
     correct = hop_correct = q_correct = q_total = 0
     times: list[float] = []
     failures: list[str] = []
@@ -312,7 +323,7 @@ def run(cases: list[dict], agents_for, verbose: int, hints: bool = True, cold: b
         for q in case["questions"]:
             if cold:
                 _forget_texts(agents.matcher, q)
-            outcomes.append(answer(agents, graph, q, hints=hints))
+            outcomes.append(answer(agents, graph, q, hints=hints, top_k=top_k))
         times += [o.ms for o in outcomes]
         ok = [_matches(o.answer, case["new_answer"], case.get("new_answer_alias", [])) for o in outcomes]
         correct += any(ok)
@@ -395,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         help="selector/critic get only what the Protocol passes (no relation key per hop)",
     )
     ap.add_argument("--cold", action="store_true", help="forget cached text vectors (not relation phrases) before each question")
+    ap.add_argument("--top-k", type=int, default=0, help="judge only the BM25 top K of each hop's neighbourhood (0: all)")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads for the embedder (0: torch's default)")
     ap.add_argument("--planner", action="append", default=[], metavar="KEY=VALUE", help="planner option")
     ap.add_argument("--matcher", action="append", default=[], metavar="KEY=VALUE", help="relation matcher option")
@@ -425,11 +437,11 @@ def main(argv: list[str] | None = None) -> int:
     embedder.encode(["warm up"])
     t0 = time.perf_counter()
     reads0 = graph.reads if args.scope == "all" else 0
-    res = run(cases, agents_for, args.verbose, hints=not args.no_hints, cold=args.cold)
+    res = run(cases, agents_for, args.verbose, hints=not args.no_hints, cold=args.cold, top_k=args.top_k)
     wall = time.perf_counter() - t0
     edits = sum(len(c["requested_rewrite"]) for c in data)
     print(
-        f"split={args.split} scope={args.scope} phrases={args.phrases} hints={not args.no_hints} cases={res['cases']} (store: {edits if args.scope == 'all' else 'per case'} edits)\n"
+        f"split={args.split} scope={args.scope} phrases={args.phrases} hints={not args.no_hints} top_k={args.top_k} cases={res['cases']} (store: {edits if args.scope == 'all' else 'per case'} edits)\n"
         f"Acc={res['acc']:.3f} Hop-Acc={res['hop_acc']:.3f} per-question Acc={res['q_acc']:.3f}\n"
         f"ms/question p50={res['ms_p50']:.1f} mean={res['ms_mean']:.1f} p90={res['ms_p90']:.1f} wall={wall:.1f}s"
     )

@@ -125,13 +125,14 @@ class KnowledgeGraph:
         from kgtool.reason.care import CareLoop
         from kgtool.retrieve.hop import HopRetriever
 
-        agents = build_agents(kind, self, scope)
+        memo: dict = {}  # one answer's neighbourhood reads, shared by planner and hops
+        agents = build_agents(kind, self, scope, memo)
         retriever = HopRetriever(self.db, registry=self.scorers)
         s = self.settings
         record = {"top_k": s.top_k, "tau_max": s.tau_max, "gamma": s.gamma, "embedder": s.embedder,
                   "llm_model": s.llm_model if kind == "llm" else None}
         return CareLoop(self.db, agents, retriever, link=self.catalog.link, top_k=s.top_k, tau_max=s.tau_max,
-                        gamma=s.gamma, settings_record=record)
+                        gamma=s.gamma, settings_record=record, pool_memo=memo)
 
     @property
     def catalog(self):

@@ -258,25 +258,11 @@ def test_rebel_options_are_checked():
 # --------------------------------------------------------------------------- LLM
 
 
-class FakeLLMClient:
-    """In-process stand-in with LLMClient.chat_json's signature: re-asks while validate fails."""
+def test_llm_extractor_over_http_validates_and_grounds_evidence(stub_llm, stub_settings):
+    """The real LLMClient against the local OpenAI-compatible stub: a reply
+    without a tail is re-asked, the second reply is cleaned and grounded."""
+    from stub_llm import Reply, make_client
 
-    def __init__(self, replies: list[Any]):
-        self.replies = list(replies)
-        self.calls: list[tuple[str, str, str]] = []
-
-    def chat_json(self, system: str, user: str, validate: Callable[[Any], Any], *, purpose: str = "") -> Any:
-        self.calls.append((system, user, purpose))
-        while True:
-            reply = self.replies.pop(0)
-            try:
-                return validate(reply)
-            except ValueError:
-                if not self.replies:
-                    raise
-
-
-def test_llm_extractor_validates_and_grounds_evidence():
     edit = EditRecord(
         id="e2",
         subject="Poland",
@@ -284,25 +270,25 @@ def test_llm_extractor_validates_and_grounds_evidence():
         object="German",
         description="Poland is in Europe. The official language of Poland is German.",
     )
-    client = FakeLLMClient(
-        [
-            {"triples": [{"head": "Poland", "relation": "official language"}]},  # bad: no tail -> re-ask
-            {
-                "triples": [
-                    {"head": "Poland", "relation": "official language", "tail": "German"},
-                    ["Poland", "continent", "Europe"],
-                    {"head": " Poland ", "relation": "official  language", "tail": "German"},  # repeat after cleanup
-                ]
-            },
-        ]
+    stub_llm.script(
+        Reply.json({"triples": [{"head": "Poland", "relation": "official language"}]}),  # no tail -> re-ask
+        Reply.json({
+            "triples": [
+                {"head": "Poland", "relation": "official language", "tail": "German"},
+                ["Poland", "continent", "Europe"],
+                {"head": " Poland ", "relation": "official  language", "tail": "German"},  # repeat after cleanup
+            ]
+        }),
     )
-    candidates = extract_one(LLMExtractor(client=client), edit)
+    candidates = extract_one(LLMExtractor(client=make_client(stub_settings)), edit)
     assert candidates == [
         Candidate("Poland", "official language", "German", "The official language of Poland is German.", "llm"),
         Candidate("Poland", "continent", "Europe", "Poland is in Europe.", "llm"),
     ]
-    ((system, user, purpose),) = client.calls
-    assert "JSON" in system and edit.description in user and purpose == "extract"
+    first, second = stub_llm.requests
+    system = first.messages[0]["content"]
+    assert "JSON" in system and edit.description in first.text()
+    assert len(second.messages) > len(first.messages)  # the re-ask carries the bad reply and a correction
 
 
 def test_parse_llm_triples_rejects_bad_shapes():

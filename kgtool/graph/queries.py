@@ -43,22 +43,31 @@ def cypher_root() -> Path:
 
 def _parse(name: str, path: Path) -> Query:
     text = path.read_text(encoding="utf-8")
-    doc_lines, declared, returns = [], (), ""
+    doc_lines, declared, returns = [], [], ""
+    section = "doc"  # a header line continues the section above it when it is indented
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped.startswith("//"):
             if stripped:
                 break
             continue
+        body = stripped[2:]
         if m := _HEADER_PARAMS.match(stripped):
-            declared = tuple(p.strip().lstrip("$") for p in re.split(r"[,\s]+", m.group(1)) if p.strip().startswith("$"))
+            section = "params"
+            declared += _PARAM.findall(m.group(1))
         elif m := _HEADER_RETURNS.match(stripped):
+            section = "returns"
             returns = m.group(1).strip()
+        elif body.startswith("  ") and section == "params":
+            declared += _PARAM.findall(body)
+        elif body.startswith("  ") and section == "returns":
+            returns += " " + body.strip()
         else:
-            doc_lines.append(stripped.lstrip("/").strip())
+            section = "doc"
+            doc_lines.append(body.strip())
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
     used = tuple(dict.fromkeys(_PARAM.findall(body)))
-    return Query(name, text, " ".join(doc_lines).strip(), used, declared, returns, str(path))
+    return Query(name, text, " ".join(doc_lines).strip(), used, tuple(dict.fromkeys(declared)), returns, str(path))
 
 
 @lru_cache(maxsize=None)

@@ -14,6 +14,7 @@ and the loop reads its state back from there.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ class AgentSet:
     critic: Any
     generator: Any
     usage_source: Any = None  # object with a `.usage` (the shared LLM client), or None
+    view: Any = None  # the offline agents' GraphView; reads through the loop's session
 
     def usage(self) -> Usage:
         return getattr(self.usage_source, "usage", None) or Usage()
@@ -84,7 +86,8 @@ class CareLoop:
     method = "care"
 
     def __init__(self, db: Database, agents: AgentSet, retriever: HopRetriever, *, link, top_k: int = 3,
-                 tau_max: int = 2, gamma: float = 1.5, settings_record: dict | None = None):
+                 tau_max: int = 2, gamma: float = 1.5, settings_record: dict | None = None,
+                 pool_memo: dict | None = None):
         self.db = db
         self.agents = agents
         self.retriever = retriever
@@ -93,14 +96,15 @@ class CareLoop:
         self.tau_max = tau_max
         self.gamma = gamma
         self.settings_record = settings_record or {}
+        self.pool_memo = pool_memo  # neighbourhoods already read during this answer
 
     # --- one hop -----------------------------------------------------------
     def _hop(self, trace: TraceWriter, session, run_id: str, scope: Scope, plan: Plan, index: int,
              entity_id: str | None, entity: str, prev_step_id: str | None, attempt: int = 0) -> Hop:
         query = instantiate(plan.subquestions[index], entity) if index else plan.subquestions[0]
-        pool = self.retriever.pool(session, entity_id, scope) if entity_id else []
+        pool = self.retriever.pool(session, entity_id, scope, self.pool_memo) if entity_id else []
         ranked = self.retriever.rank(query, pool, self.top_k)
-        judgements = self.agents.selector.judge(query, entity, ranked) if ranked else []
+        judgements = self.agents.selector.judge(query, entity, ranked, **plan.hop_hints(index)) if ranked else []
         chosen = _best(ranked, judgements)
         generated = False
         if chosen is not None:
@@ -135,7 +139,7 @@ class CareLoop:
         scope = scope or Scope()
         t0 = time.perf_counter()
         usage_before = _copy(self.agents.usage())
-        with self.db.session() as session:
+        with self.db.session() as session, self._bound(session):
             trace = TraceWriter(self.db, session)
             run_id = trace.start_run(question, self.method, self.agents.kind, scope.label(), self.settings_record)
             plan = self.agents.planner.plan(question)
@@ -147,7 +151,7 @@ class CareLoop:
                 round_ += 1
                 links = self._read_chain(trace, chain)
                 answer = chain[-1].answer if chain else None
-                verdict = self.agents.critic.review(question, links, answer or "")
+                verdict = self.agents.critic.review(question, links, answer or "", relations=plan.relations or None)
                 failed = verdict.failed_hop
                 failed_step = chain[failed - 1].step_id if failed and 0 < failed <= len(chain) else (
                     chain[-1].step_id if chain else None)
@@ -166,6 +170,18 @@ class CareLoop:
         return Answer(question, answer, answer_id, [_chain_entry(h) for h in chain], run_id, self.method,
                       self.agents.kind, status, latency_ms, usage.tokens, backtracks, list(plan.subquestions))
 
+    @contextmanager
+    def _bound(self, session):
+        """Let the offline agents' graph reads use this answer's session."""
+        view = self.agents.view
+        if view is not None:
+            view.session = session
+        try:
+            yield
+        finally:
+            if view is not None:
+                view.session = None
+
     def _backtrack(self, trace, session, run_id, scope, plan, chain: list[Hop], i: int, verdict: Verdict) -> list[Hop]:
         """Revise hop i: the next-best stored candidate, else generation; then redo later hops."""
         old = chain[i]
@@ -177,7 +193,7 @@ class CareLoop:
             answer_id, answer = nxt.answer_from(old.entity_id)
             generated = False
         else:
-            pool = self.retriever.pool(session, old.entity_id, scope) if old.entity_id else []
+            pool = self.retriever.pool(session, old.entity_id, scope, self.pool_memo) if old.entity_id else []
             evidence = [c.evidence for c in pool if not old.fact or c.fact_id != old.fact.fact_id]
             answer = self.agents.generator.generate(old.query, old.entity, evidence)
             answer_id = self.link(answer) if answer else None

@@ -65,21 +65,23 @@ class GraphCatalog:
 class GraphView:
     """The offline agents' window on one scope of the graph (implements their GraphView protocol)."""
 
-    def __init__(self, db: Database, catalog: GraphCatalog, scope: Scope, session=None):
+    def __init__(self, db: Database, catalog: GraphCatalog, scope: Scope, memo: dict | None = None):
         self.db = db
         self.catalog = catalog
         self.scope = scope
-        self.session = session
-        self._cache: dict[str, list[CandidateFact]] = {}
+        # entity id -> pool; shared with the loop's HopRetriever for one answer, so
+        # the planner's look-ahead and the hop itself read each neighbourhood once
+        self.memo = memo if memo is not None else {}
+        self.session = None  # the answer's session, bound by the loop while it runs
 
     def neighbors(self, entity_id: str) -> list[CandidateFact]:
-        if entity_id not in self._cache:
+        if entity_id not in self.memo:
             params = dict(entity_id=entity_id, **self.scope.params())
             rows = (self.db.read_in(self.session, "hop/candidates", **params) if self.session is not None
                     else self.db.read("hop/candidates", **params))
-            self._cache[entity_id] = [candidate_from_row(r) for r in rows]
+            self.memo[entity_id] = [candidate_from_row(r) for r in rows]
         # copies: the loop sets rank/score on the candidates it ranks
-        return [CandidateFact(**vars(c)) for c in self._cache[entity_id]]
+        return [CandidateFact(**vars(c)) for c in self.memo[entity_id]]
 
     def link_mentions(self, text: str):
         return self.catalog.link_mentions(text)

@@ -86,9 +86,16 @@ class HopRetriever:
         if len(self.weights) != len(self.scorers):
             raise ConfigError("give one weight per scorer")
 
-    def pool(self, session, entity_id: str, scope: Scope) -> list[CandidateFact]:
-        rows = self.db.read_in(session, "hop/candidates", entity_id=entity_id, **scope.params())
-        return [candidate_from_row(r) for r in rows]
+    def pool(self, session, entity_id: str, scope: Scope, memo: dict | None = None) -> list[CandidateFact]:
+        """The entity's candidate pool (one Cypher read; `memo` shares reads within one answer)."""
+        if memo is None or entity_id not in memo:
+            rows = self.db.read_in(session, "hop/candidates", entity_id=entity_id, **scope.params())
+            facts = [candidate_from_row(r) for r in rows]
+            if memo is None:
+                return facts
+            memo[entity_id] = facts
+        # copies: ranking sets rank and scores on the candidates
+        return [CandidateFact(**vars(c)) for c in memo[entity_id]]
 
     def rank(self, query: str, pool: Sequence[CandidateFact], top_k: int | None) -> list[CandidateFact]:
         """Score the pool; return the top_k (all when None), best first, with rank and scores set."""

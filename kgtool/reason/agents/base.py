@@ -24,6 +24,19 @@ class Plan:
     subquestions: list[str]
     topic: str | None = None  # surface form of the topic entity, when known
     topic_id: str | None = None  # Entity id when the planner linked it
+    # optional per-hop hints from planners that chose relations (offline):
+    # the relation key and direction ("out"/"in") each hop should follow
+    relations: list[str] = field(default_factory=list)
+    directions: list[str] = field(default_factory=list)
+
+    def hop_hints(self, index: int) -> dict:
+        """Keyword hints for the selector at hop `index` (empty when the plan has none)."""
+        hints = {}
+        if index < len(self.relations):
+            hints["relation_key"] = self.relations[index]
+        if index < len(self.directions):
+            hints["direction"] = self.directions[index]
+        return hints
 
 
 @dataclass
@@ -119,13 +132,18 @@ class Planner(Protocol):
 
 
 class Selector(Protocol):
-    def judge(self, subquestion: str, entity: str, candidates: Sequence[CandidateFact]) -> list[Judgement]:
-        """Score every candidate under the four rules (same order as given)."""
+    def judge(self, subquestion: str, entity: str, candidates: Sequence[CandidateFact], *,
+              relation_key: str | None = None, direction: str | None = None) -> list[Judgement]:
+        """Score every candidate under the four rules (same order as given).
+
+        relation_key/direction are the plan's hints for this hop, when it has them.
+        """
         ...
 
 
 class Critic(Protocol):
-    def review(self, question: str, chain: Sequence[ChainLink], answer: str) -> Verdict: ...
+    def review(self, question: str, chain: Sequence[ChainLink], answer: str, *,
+               relations: Sequence[str] | None = None) -> Verdict: ...
 
 
 class Generator(Protocol):

@@ -45,7 +45,9 @@ class LLMPlanner(_LLMAgent):
 class LLMSelector(_LLMAgent):
     role = "selector"
 
-    def judge(self, subquestion: str, entity: str, candidates: Sequence[CandidateFact]) -> list[Judgement]:
+    def judge(self, subquestion: str, entity: str, candidates: Sequence[CandidateFact], *,
+              relation_key: str | None = None, direction: str | None = None) -> list[Judgement]:
+        # the plan's relation hints are for structural checkers; the LLM reads the sub-question
         if not candidates:
             return []
         judgements = self._ask(care.selector_prompt(subquestion, entity, candidates))
@@ -64,7 +66,8 @@ def _structural_check(fact: CandidateFact, judgement: Judgement) -> Judgement:
 class LLMCritic(_LLMAgent):
     role = "critic"
 
-    def review(self, question: str, chain: Sequence[ChainLink], answer: str) -> Verdict:
+    def review(self, question: str, chain: Sequence[ChainLink], answer: str, *,
+               relations: Sequence[str] | None = None) -> Verdict:
         if not chain:
             return Verdict(valid=False, error_type="final_deduction", explanation="the chain has no steps")
         return self._ask(care.critic_prompt(question, chain, answer))

@@ -73,8 +73,6 @@ class OfflinePlan(Plan):
     to follow it (the selector re-decides each hop), but it explains the plan.
     """
 
-    relations: list[str] = field(default_factory=list)  # relation key per hop
-    directions: list[str] = field(default_factory=list)  # "out" / "in" per hop
     entities: list[str] = field(default_factory=list)  # planned answer id per hop
     facts: list[str] = field(default_factory=list)  # planned fact id per hop
     scores: list[float] = field(default_factory=list)  # question coverage won by each hop
