@@ -9,6 +9,7 @@ no network is needed once they have been resolved.
 from __future__ import annotations
 
 import atexit
+import importlib.util
 import os
 import shutil
 import signal
@@ -26,7 +27,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
+if importlib.util.find_spec("kgtool") is None:  # not installed: use the checkout this file is in
     sys.path.insert(0, str(REPO))
 
 from kgtool.config import Settings, default_home  # noqa: E402
