@@ -66,6 +66,16 @@ def _resolve_device(device: str | None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def _quiet_transformers() -> None:
+    """No weight-loading progress bars: they clutter CLI output and logs."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:  # pragma: no cover - transformers comes with sentence-transformers
+        pass
+
+
 class SentenceTransformerEmbedder:
     """Any sentence-transformers model, from a local directory or a hub name."""
 
@@ -81,6 +91,7 @@ class SentenceTransformerEmbedder:
     def _load(self) -> Any:
         if self._model is None:
             st = require("sentence_transformers", "st", "sentence-transformers embeddings")
+            _quiet_transformers()
             local = Path(self.path_or_name).is_dir()
             try:
                 self._model = st.SentenceTransformer(
