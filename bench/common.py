@@ -180,6 +180,21 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
+def environment() -> str:
+    """One line naming what the figures depend on: cores, Python, driver (and its Rust codec)."""
+    import importlib.metadata as md
+    import platform
+
+    def version(dist: str) -> str:
+        try:
+            return md.version(dist)
+        except md.PackageNotFoundError:
+            return "absent"
+
+    return (f"{os.cpu_count()} cores, Python {platform.python_version()}, neo4j driver {version('neo4j')} "
+            f"(neo4j-rust-ext {version('neo4j-rust-ext')}), Neo4j {Settings().neo4j_version} Community")
+
+
 def verdict(ok: bool) -> str:
     return "MET" if ok else "MISSED"
 

@@ -51,14 +51,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Latency, bench_graph, log, memory_for, percentile, table, verdict  # noqa: E402
+from common import (  # noqa: E402
+    Latency, bench_graph, environment, log, memory_for, percentile, table, time_each, verdict,
+)
+
+# Round-trip floors, for reading the hop figures: the cheapest read and the
+# cheapest committed write the server can do, each one auto-commit statement.
+PROBE_READ = "RETURN 1"
+PROBE_WRITE = "CREATE (p:BenchProbe) DELETE p"
 
 TARGET_HOP_P50_MS = 2.0
 TARGET_HOP_RATIO = 3.0
 TARGET_ANSWER_P50_MS = 50.0
 HOPS_PER_RUN = 4
-WARMUP_HOPS = 100
-WARMUP_ANSWERS = 10
+WARMUP_HOPS = 4000
+WARMUP_ANSWERS = 20
 
 # Noun-phrase labels, so "the <label> of X" reads naturally in a question.
 RELATIONS = (
@@ -326,6 +333,18 @@ def run_kgtool_hops(kg, targets: list[HopTarget]) -> tuple[Latency, dict[str, La
     return Latency(total), {k: Latency(v) for k, v in parts.items()}, neffs
 
 
+def run_floors(kg, count: int) -> dict[str, Latency]:
+    """p50 of one auto-commit round trip: a trivial read and a trivial committed write."""
+    out = {}
+    with kg.db.session() as session:
+        for label, text in (("read", PROBE_READ), ("write", PROBE_WRITE)):
+            def once(_):
+                session.run(text).consume()
+            time_each(range(50), once)
+            out[label] = time_each(range(count), once)
+    return out
+
+
 def run_memory_hops(adjacency, targets: list[HopTarget]) -> Latency:
     from kgtool.retrieve.hop import HopRetriever
 
@@ -374,6 +393,7 @@ class SizeResult:
     mem_hop: Latency
     degrees: list[int]
     neffs: list[float]
+    floors: dict[str, Latency]
     answer: Latency | None = None
     answer_correct: int = 0
     answer_warm_s: float = 0.0
@@ -399,9 +419,10 @@ def bench_size(size: int, args, with_answers: bool) -> SizeResult:
         mem = run_memory_hops(adjacency, measured)
         run_kgtool_hops(kg, warm)
         kg_lat, parts, neffs = run_kgtool_hops(kg, measured)
+        floors = run_floors(kg, args.hops)
         log(f"N={size:,}: hop p50 {kg_lat.p50:.2f} ms (in memory {mem.p50:.3f} ms)")
         result = SizeResult(size, g.n_facts, len(g.names), load_s, kg_lat, parts, mem,
-                            [t.degree for t in measured], neffs)
+                            [t.degree for t in measured], neffs, floors)
         if with_answers:
             lat, correct, warm_s, wrong = run_answers(kg, g)
             result.answer, result.answer_correct, result.answer_warm_s, result.answer_wrong = lat, correct, warm_s, wrong
@@ -410,6 +431,10 @@ def bench_size(size: int, args, with_answers: bool) -> SizeResult:
 
 
 def report(results: list[SizeResult]) -> None:
+    print(f"\n{environment()}")
+    print("\nSynthetic graphs, loaded with kgtool.ingest.load (rows_for_base_facts + write_rows)")
+    print(table(["facts", "entities", "load s", "facts/s"],
+                [(f"{r.facts:,}", r.entities, r.load_s, r.facts / r.load_s) for r in results]))
     print("\nHop latency (ms): kgtool hop = hop/candidates read + BM25 top-3 + hop/record_step write (N_eff)")
     rows = []
     for r in results:
@@ -419,6 +444,9 @@ def report(results: list[SizeResult]) -> None:
                      f"{percentile(r.degrees, 50):.0f}/{percentile(r.degrees, 95):.0f}/{max(r.degrees):,}"))
     print(table(["facts", "kgtool p50", "kgtool p95", "memory p50", "memory p95", "p50 ratio", "p95 ratio",
                  "read p50", "rank p50", "write p50", "pool p50/p95/max"], rows))
+    print("  floors on the same server, one auto-commit statement each (p50 ms): "
+          + "; ".join(f"{r.facts:,} facts: read {r.floors['read'].p50:.2f}, write {r.floors['write'].p50:.2f}"
+                      for r in results))
 
     answered = [r for r in results if r.answer is not None]
     if answered:
