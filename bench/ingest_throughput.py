@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -174,6 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.batch_sizes.split(",") if s.strip()]
 
     workdir = Path(tempfile.mkdtemp(prefix="kgtool-bench-ingest-"))
+    try:
+        return _run(args, sizes, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _run(args, sizes: list[int], workdir: Path) -> int:
     corpus = args.keep_jsonl or workdir / "edits.jsonl"
     copies = build_corpus(args.file, args.edits, corpus)
     warm = workdir / "warmup.jsonl"
