@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -107,14 +108,15 @@ class KnowledgeGraph:
         scopes = list(scopes) if scopes is not None else [scope] * len(questions)
         kind = agents or self.default_agents()
         self.catalog.gazetteer  # load shared read-only state once, before the threads start
-        done = [0]
+        lock, done = threading.Lock(), [0]
 
         def one(item):
             q, sc = item
             result = self.answer(q, method=method, agents=kind, scope=sc)
-            done[0] += 1
-            if progress:
-                progress(done[0], len(questions))
+            with lock:  # workers finish concurrently
+                done[0] += 1
+                if progress:
+                    progress(done[0], len(questions))
             return result
 
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:

@@ -386,9 +386,10 @@ def _parse_params(pairs: tuple[str, ...]) -> dict:
 def cypher(query, file_, params, fmt):
     """Run a read-only Cypher QUERY (or -f FILE) against the graph.
 
-    Writes are refused and change nothing. Example:
+    Writes are refused and change nothing. Ready-made queries live in
+    cypher/analyst/, e.g.:
 
-        kgtool cypher 'MATCH (e:Entity) RETURN e.name LIMIT 5'
+        kgtool cypher -f cypher/analyst/backtracks.cypher
     """
     from kgtool.graph import queries
 

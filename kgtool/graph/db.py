@@ -91,11 +91,7 @@ class Database:
     # atomic like a managed transaction, but one network round trip instead of two,
     # which matters on the per-hop path (a 4-hop answer makes ~15 of them).
     @staticmethod
-    def read_in(session, name: str, /, **params) -> list[dict]:
-        return [r.data() for r in session.run(queries.text(name), params)]
-
-    @staticmethod
-    def write_in(session, name: str, /, **params) -> list[dict]:
+    def run_in(session, name: str, /, **params) -> list[dict]:
         return [r.data() for r in session.run(queries.text(name), params)]
 
     def write_many(self, steps: Iterable[tuple[str, dict]]) -> list[list[dict]]:

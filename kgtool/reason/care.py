@@ -21,7 +21,7 @@ from typing import Any
 from kgtool.graph.db import Database
 from kgtool.reason.agents.base import PLACEHOLDER, CandidateFact, ChainLink, Judgement, Plan, Usage, Verdict
 from kgtool.reason.trace import TraceWriter
-from kgtool.retrieve.hop import HopRetriever, Scope
+from kgtool.retrieve.hop import HopRetriever, Scope, candidate_from_row
 
 
 @dataclass
@@ -208,8 +208,6 @@ class CareLoop:
         """The critic sees the chain as stored in the database."""
         if not chain:
             return []
-        from kgtool.retrieve.hop import candidate_from_row
-
         links = []
         for row in trace.chain([h.step_id for h in chain]):
             fact = None

@@ -11,7 +11,7 @@ import threading
 from kgtool.graph.db import Database
 from kgtool.ingest.linking import Gazetteer
 from kgtool.reason.agents.base import CandidateFact
-from kgtool.retrieve.hop import Scope, candidate_from_row
+from kgtool.retrieve.hop import Scope, read_pool
 
 
 class GraphCatalog:
@@ -75,13 +75,7 @@ class GraphView:
         self.session = None  # the answer's session, bound by the loop while it runs
 
     def neighbors(self, entity_id: str) -> list[CandidateFact]:
-        if entity_id not in self.memo:
-            params = dict(entity_id=entity_id, **self.scope.params())
-            rows = (self.db.read_in(self.session, "hop/candidates", **params) if self.session is not None
-                    else self.db.read("hop/candidates", **params))
-            self.memo[entity_id] = [candidate_from_row(r) for r in rows]
-        # copies: the loop sets rank/score on the candidates it ranks
-        return [CandidateFact(**vars(c)) for c in self.memo[entity_id]]
+        return read_pool(self.db, self.session, entity_id, self.scope, self.memo)
 
     def link_mentions(self, text: str):
         return self.catalog.link_mentions(text)

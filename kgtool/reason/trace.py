@@ -42,10 +42,10 @@ class TraceWriter:
         self.session = session
 
     def _write(self, name: str, **params) -> list[dict]:
-        return self.db.write_in(self.session, name, **params)
+        return self.db.run_in(self.session, name, **params)
 
     def _read(self, name: str, **params) -> list[dict]:
-        return self.db.read_in(self.session, name, **params)
+        return self.db.run_in(self.session, name, **params)
 
     def start_run(self, question: str, method: str, agents: str, scope: str, settings: dict) -> str:
         run_id = new_id("run")

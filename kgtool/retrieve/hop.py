@@ -72,6 +72,24 @@ def candidate_from_row(row: dict) -> CandidateFact:
     )
 
 
+def read_pool(db: Database, session, entity_id: str, scope: Scope, memo: dict | None = None) -> list[CandidateFact]:
+    """An entity's candidate pool: one Cypher read (`hop/candidates`).
+
+    `memo` (entity id -> pool) shares reads within one answer, so the planner's
+    look-ahead and the hop itself read each neighbourhood once. Without a
+    session the read opens its own.
+    """
+    if memo is None or entity_id not in memo:
+        params = dict(entity_id=entity_id, **scope.params())
+        rows = db.run_in(session, "hop/candidates", **params) if session is not None else db.read("hop/candidates", **params)
+        facts = [candidate_from_row(r) for r in rows]
+        if memo is None:
+            return facts
+        memo[entity_id] = facts
+    # copies: ranking sets rank and scores on the candidates
+    return [CandidateFact(**vars(c)) for c in memo[entity_id]]
+
+
 class HopRetriever:
     """Read a pool with Cypher and rank it with named scorers (BM25 by default, as CARE)."""
 
@@ -87,15 +105,7 @@ class HopRetriever:
             raise ConfigError("give one weight per scorer")
 
     def pool(self, session, entity_id: str, scope: Scope, memo: dict | None = None) -> list[CandidateFact]:
-        """The entity's candidate pool (one Cypher read; `memo` shares reads within one answer)."""
-        if memo is None or entity_id not in memo:
-            rows = self.db.read_in(session, "hop/candidates", entity_id=entity_id, **scope.params())
-            facts = [candidate_from_row(r) for r in rows]
-            if memo is None:
-                return facts
-            memo[entity_id] = facts
-        # copies: ranking sets rank and scores on the candidates
-        return [CandidateFact(**vars(c)) for c in memo[entity_id]]
+        return read_pool(self.db, session, entity_id, scope, memo)
 
     def rank(self, query: str, pool: Sequence[CandidateFact], top_k: int | None) -> list[CandidateFact]:
         """Score the pool; return the top_k (all when None), best first, with rank and scores set."""
