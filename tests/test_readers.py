@@ -11,7 +11,9 @@ from kgtool.errors import InputError
 from kgtool.ingest.readers import MAX_NAME_CHARS, MAX_TEXT_CHARS, read_edits, relation_labels, validate_edit
 from kgtool.ingest.records import EditRecord
 
-DEV = Path("/work/shared/data/mquake-hard-dev.json")
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+DEV = SHARED_DATA / "mquake-hard-dev.json"
 
 
 # --------------------------------------------------------------------------- MQuAKE dev file

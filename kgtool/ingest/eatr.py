@@ -16,7 +16,7 @@ with reason "no_eatr".
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -79,7 +79,7 @@ class _Anchor:
             self._object_aliases = frozenset(normalize(a) for a in self.edit.object_aliases)
         return key in self._object_aliases
 
-    def resolve(self, name: str, gazetteer: Gazetteer, *, as_head: bool) -> str | None:
+    def resolve(self, name: str, link: Callable[[str], str | None], *, as_head: bool) -> str | None:
         key = normalize(name)
         checks = (
             ((self._is_subject, self.subject_id), (self._is_object, self.object_id))
@@ -89,7 +89,7 @@ class _Anchor:
         for matches, entity_id in checks:
             if matches(key):
                 return entity_id
-        linked = gazetteer.link(name)
+        linked = link(name)
         if linked is not None:
             return linked
         try:
@@ -109,7 +109,7 @@ class Eatr:
     def __init__(
         self,
         embedder: Embedder | None = None,
-        gazetteer: Gazetteer | None = None,
+        gazetteer: Gazetteer | Callable[[], Gazetteer] | None = None,
         *,
         delta_rel: float = 0.80,
         enabled: bool = True,
@@ -119,7 +119,9 @@ class Eatr:
             raise ConfigError(f"delta_rel must be a cosine between -1 and 1, got {delta_rel}")
         self.delta_rel = float(delta_rel)
         self.enabled = enabled
-        self.gazetteer = gazetteer if gazetteer is not None else Gazetteer()
+        # a callable builds the gazetteer on first need: candidates that name their
+        # edit's own entities (all of the anchor extractor's) never need one
+        self._gazetteer = gazetteer if gazetteer is not None else Gazetteer()
         self.embedder_spec = embedder_spec
         self._embedder: CachedEmbedder | None = None
         if embedder is not None:
@@ -128,6 +130,15 @@ class Eatr:
     @classmethod
     def from_settings(cls, settings: Settings, gazetteer: Gazetteer | None = None, *, enabled: bool = True) -> Eatr:
         return cls(gazetteer=gazetteer, delta_rel=settings.delta_rel, enabled=enabled, embedder_spec=settings.embedder)
+
+    @property
+    def gazetteer(self) -> Gazetteer:
+        if not isinstance(self._gazetteer, Gazetteer):
+            self._gazetteer = self._gazetteer()
+        return self._gazetteer
+
+    def _link(self, mention: str) -> str | None:
+        return self.gazetteer.link(mention)
 
     @property
     def embedder(self) -> CachedEmbedder:
@@ -149,7 +160,7 @@ class Eatr:
         anchors = [_Anchor(edit) for edit in edits]
         endpoints = [
             [
-                (a.resolve(c.head, self.gazetteer, as_head=True), a.resolve(c.tail, self.gazetteer, as_head=False))
+                (a.resolve(c.head, self._link, as_head=True), a.resolve(c.tail, self._link, as_head=False))
                 for c in candidates
             ]
             for a, candidates in zip(anchors, candidates_per_edit)

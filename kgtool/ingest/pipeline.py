@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -80,8 +81,9 @@ def ingest_edits(
 
     # a name ("anchor", "rebel", "llm", "auto", a model directory) or an Extractor object
     ext = get_extractor(extractor, settings=settings) if isinstance(extractor, str) else extractor
-    gazetteer = Gazetteer.from_records(result.edits, result.base_facts)
-    refiner = Eatr(embedder, gazetteer, delta_rel=delta_rel, enabled=eatr,
+    # the gazetteer is built only if some candidate names an entity other than its edit's own
+    refiner = Eatr(embedder, lambda: Gazetteer.from_records(result.edits, result.base_facts),
+                   delta_rel=delta_rel, enabled=eatr,
                    embedder_spec=getattr(settings, "embedder", "auto"))
 
     # world knowledge first, in its own transaction, so edits can supersede it
@@ -93,13 +95,15 @@ def ingest_edits(
         summary.facts += len(rows.facts)
 
     total = len(result.edits)
-    for start in range(0, total, batch_size):
+
+    def prepare(start: int):
         chunk = result.edits[start:start + batch_size]
-        candidates = ext.extract_batch(chunk)
-        decisions = refiner.refine_batch(chunk, candidates)
+        decisions = refiner.refine_batch(chunk, ext.extract_batch(chunk))
         rows = load.GraphRows()
         load.rows_for_edits(rows, chunk, decisions, summary.batch)
-        counts = load.write_rows(db, rows)
+        return start, chunk, decisions, rows
+
+    def account(start: int, chunk, decisions, rows, counts: load.WriteCounts) -> None:
         summary.edits_loaded += len(chunk)
         summary.conflicts += counts.conflicts
         summary.facts += sum(1 for f in rows.facts.values() if f["source"] == "edit")
@@ -112,6 +116,19 @@ def ingest_edits(
                     summary.rejected[d.reason] += 1
         if progress:
             progress(min(start + batch_size, total), total)
+
+    # Extraction and EATR of the next batch (client CPU) overlap the write of
+    # this one (server work); writes stay one at a time and in file order, and
+    # a failed write stops the run before any later batch is written.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-ingest-write") as writer:
+        pending = None
+        for start in range(0, total, batch_size):
+            prepared = prepare(start)
+            if pending is not None:
+                account(*pending[0], pending[1].result())
+            pending = (prepared, writer.submit(load.write_rows, db, prepared[3]))
+        if pending is not None:
+            account(*pending[0], pending[1].result())
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     summary.seconds = time.perf_counter() - t0
