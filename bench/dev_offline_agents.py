@@ -40,6 +40,7 @@ from kgtool.reason.agents.offline import (  # noqa: E402
     OfflineAgents,
     OfflinePlan,
     build_offline_agents,
+    first_per_group,
     normalise_label,
 )
 from kgtool.reason.relmatch import fold  # noqa: E402
@@ -77,9 +78,16 @@ class MemoryGraph:
             self.phrases[key].append(phrase)
 
     # GraphView -----------------------------------------------------------
+    def _pool(self, entity_id: str) -> list[CandidateFact]:
+        return list(self.out.get(entity_id, ())) + list(self.inc.get(entity_id, ()))
+
     def neighbors(self, entity_id: str) -> list[CandidateFact]:
         self.reads += 1
-        return list(self.out.get(entity_id, ())) + list(self.inc.get(entity_id, ()))
+        return self._pool(entity_id)
+
+    def neighborhoods(self, entity_ids, per_group: int) -> dict[str, list[CandidateFact]]:
+        self.reads += 1  # one read, however many entities
+        return {e: first_per_group(self._pool(e), per_group) for e in entity_ids}
 
     def entity_name(self, entity_id: str) -> str:
         return self.names.get(entity_id, "")

@@ -109,6 +109,28 @@ def test_scopes_switch_edits_without_reingesting(kg, tmp_path):
     assert other == {"The Beatles"}  # the pre-edit fact is back when the edit is out of scope
 
 
+def test_pools_of_several_entities_in_one_read_capped_per_relation_and_direction(kg):
+    from kgtool.ingest import load
+    from kgtool.ingest.records import BaseFact
+    from kgtool.retrieve.hop import read_pools
+
+    facts = [BaseFact(f"Town {k}", "country", "Hubland") for k in range(7)]
+    facts += [BaseFact("Hubland", "capital", "Hub City"), BaseFact("Hubland", "official language", "Hubbish")]
+    rows = load.GraphRows()
+    load.rows_for_base_facts(rows, facts)
+    load.write_rows(kg.db, rows)
+    hub, town = kg.catalog.link("Hubland"), kg.catalog.link("Town 0")
+    with kg.db.session() as session:
+        capped, cut = read_pools(kg.db, session, [hub, town, "no-such-entity"], Scope(), per_group=3)
+        whole, none_cut = read_pools(kg.db, session, [hub], Scope())
+    assert cut == {hub} and none_cut == set()
+    assert sorted((f.relation, f.direction) for f in capped[hub]) == [
+        ("capital", "out"), ("country", "in"), ("country", "in"), ("country", "in"), ("official language", "out")]
+    assert [(f.head, f.tail) for f in capped[town]] == [("Town 0", "Hubland")]
+    assert capped["no-such-entity"] == []
+    assert len(whole[hub]) == 9
+
+
 def test_no_eatr_loads_raw_candidates_and_eatr_rejects_mismatches(kg, tmp_path):
     from kgtool.ingest.pipeline import ingest_edits
     from kgtool.ingest.records import Candidate

@@ -23,6 +23,7 @@ from kgtool.reason.agents.offline import (  # noqa: E402
     OfflinePlanner,
     OfflineSelector,
     build_offline_agents,
+    first_per_group,
 )
 from kgtool.reason.relmatch import CachedEncoder, RelationMatcher, light_stem, stems_match  # noqa: E402
 
@@ -98,9 +99,16 @@ class ToyGraph:
         self.out[f.head_id].append(f)
         self.inc[f.tail_id].append(CandidateFact(**{**f.__dict__, "direction": "in", "scores": {}}))
 
+    def _pool(self, entity_id):
+        return list(self.out.get(entity_id, [])) + list(self.inc.get(entity_id, []))
+
     def neighbors(self, entity_id):
         self.reads += 1
-        return list(self.out.get(entity_id, [])) + list(self.inc.get(entity_id, []))
+        return self._pool(entity_id)
+
+    def neighborhoods(self, entity_ids, per_group):
+        self.reads += 1  # one read, however many entities
+        return {e: first_per_group(self._pool(e), per_group) for e in entity_ids}
 
     def link_mentions(self, text):
         low = text.lower()

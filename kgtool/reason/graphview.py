@@ -11,7 +11,7 @@ import threading
 from kgtool.graph.db import Database
 from kgtool.ingest.linking import Gazetteer
 from kgtool.reason.agents.base import CandidateFact
-from kgtool.retrieve.hop import Scope, read_pool
+from kgtool.retrieve.hop import Scope, read_pool, read_pools
 
 
 class GraphCatalog:
@@ -76,6 +76,15 @@ class GraphView:
 
     def neighbors(self, entity_id: str) -> list[CandidateFact]:
         return read_pool(self.db, self.session, entity_id, self.scope, self.memo)
+
+    def neighborhoods(self, entity_ids, per_group: int) -> dict[str, list[CandidateFact]]:
+        """Several entities' pools, at most per_group facts per (relation, direction), in one read."""
+        pools, cut = read_pools(self.db, self.session, list(dict.fromkeys(entity_ids)), self.scope, per_group)
+        # a pool with no group cut short is the whole pool: the hops can use it as it is
+        for entity_id, pool in pools.items():
+            if entity_id not in cut and entity_id not in self.memo:
+                self.memo[entity_id] = [CandidateFact(**vars(c)) for c in pool]
+        return pools
 
     def link_mentions(self, text: str):
         return self.catalog.link_mentions(text)

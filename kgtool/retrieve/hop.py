@@ -72,17 +72,34 @@ def candidate_from_row(row: dict) -> CandidateFact:
     )
 
 
+def read_pools(db: Database, session, entity_ids: Sequence[str], scope: Scope,
+               per_group: int | None = None) -> tuple[dict[str, list[CandidateFact]], set[str]]:
+    """The pools of several entities in one Cypher read (`hop/candidates`).
+
+    With `per_group`, at most that many facts per (relation, direction) are
+    returned; the second value names the entities whose pool was cut short.
+    Without a session the read opens its own.
+    """
+    params = dict(entity_ids=list(entity_ids), per_group=per_group, **scope.params())
+    rows = db.run_in(session, "hop/candidates", **params) if session is not None else db.read("hop/candidates", **params)
+    pools: dict[str, list[CandidateFact]] = {e: [] for e in entity_ids}
+    cut: set[str] = set()
+    for row in rows:
+        facts = row["facts"]
+        pools[row["entity_id"]] = [candidate_from_row(f) for f in facts]
+        if per_group is not None and any(f["group_size"] > per_group for f in facts):
+            cut.add(row["entity_id"])
+    return pools, cut
+
+
 def read_pool(db: Database, session, entity_id: str, scope: Scope, memo: dict | None = None) -> list[CandidateFact]:
-    """An entity's candidate pool: one Cypher read (`hop/candidates`).
+    """An entity's whole candidate pool.
 
     `memo` (entity id -> pool) shares reads within one answer, so the planner's
-    look-ahead and the hop itself read each neighbourhood once. Without a
-    session the read opens its own.
+    look-ahead and the hop itself read each neighbourhood once.
     """
     if memo is None or entity_id not in memo:
-        params = dict(entity_id=entity_id, **scope.params())
-        rows = db.run_in(session, "hop/candidates", **params) if session is not None else db.read("hop/candidates", **params)
-        facts = [candidate_from_row(r) for r in rows]
+        facts = read_pools(db, session, [entity_id], scope)[0][entity_id]
         if memo is None:
             return facts
         memo[entity_id] = facts

@@ -1,11 +1,19 @@
-// The candidate pool of one hop: every 1-hop fact of an entity, both directions,
+// The candidate pools of one or more entities: every 1-hop fact, both directions,
 // active within the edit scope, with its evidence sentence.
 // Scope: $cases and $batches are lists, or null for "every edit in the store".
 // Within a scope, an edit fact counts only if an in-scope edit asserts it, and a
 // base (pre-edit) fact counts unless an in-scope edit supersedes it.
-// params: $entity_id, $cases, $batches
-// returns: fact_id, head_id, head, relation, relation_key, relation_id, tail_id, tail, evidence, direction
-MATCH (e:Entity {id: $entity_id})
+// $per_group caps the facts returned per (entity, relation, direction) group; the
+// offline planner reads a whole beam of entities this way in one round trip, and
+// a hub's thousand citizens cost it a handful of rows. null returns every fact (a hop).
+// group_size is the group's full size, so the caller knows when a pool was cut.
+// One row per entity (entities without facts have none), its facts as a list:
+// the driver decodes one list of maps much faster than as many records.
+// params: $entity_ids, $per_group, $cases, $batches
+// returns: entity_id, facts (list of {group_size, fact_id, head_id, head, relation, relation_key,
+//   relation_id, tail_id, tail, evidence, direction})
+UNWIND $entity_ids AS entity_id
+MATCH (e:Entity {id: entity_id})
 CALL (e) {
   MATCH (e)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(t:Entity)
   RETURN f, e AS h, t, 'out' AS direction
@@ -13,7 +21,7 @@ CALL (e) {
   MATCH (h:Entity)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(e)
   RETURN f, h, e AS t, 'in' AS direction
 }
-WITH f, h, t, direction
+WITH e, f, h, t, direction
 WHERE CASE
   WHEN $cases IS NULL AND $batches IS NULL THEN f.status = 'active'
   ELSE EXISTS {
@@ -25,5 +33,12 @@ WHERE CASE
          WHERE ($cases IS NULL OR ed.case_id IN $cases) AND ($batches IS NULL OR ed.batch IN $batches)
        })
   END
-RETURN f.id AS fact_id, h.id AS head_id, h.name AS head, f.relation AS relation, f.relation_key AS relation_key,
-       f.relation_id AS relation_id, t.id AS tail_id, t.name AS tail, f.evidence AS evidence, direction
+WITH e, f.relation_key AS key, direction, collect([f, h, t]) AS facts
+WITH e, direction, size(facts) AS group_size,
+     CASE WHEN $per_group IS NULL THEN facts ELSE facts[..$per_group] END AS kept
+UNWIND kept AS fht
+WITH e, direction, group_size, fht[0] AS f, fht[1] AS h, fht[2] AS t
+RETURN e.id AS entity_id,
+       collect({group_size: group_size, fact_id: f.id, head_id: h.id, head: h.name, relation: f.relation,
+                relation_key: f.relation_key, relation_id: f.relation_id, tail_id: t.id, tail: t.name,
+                evidence: f.evidence, direction: direction}) AS facts

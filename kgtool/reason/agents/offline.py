@@ -41,6 +41,11 @@ class GraphView(Protocol):
         """1-hop facts of the entity, both directions (`direction` tells which)."""
         ...
 
+    def neighborhoods(self, entity_ids: Sequence[str], per_group: int) -> dict[str, list[CandidateFact]]:
+        """1-hop facts of several entities at once; may keep only per_group facts per
+        (relation, direction), since facts of one group are alike to the planner."""
+        ...
+
     def link_mentions(self, text: str) -> list[Mention]:
         """Entity names/aliases found in text, longest non-overlapping first."""
         ...
@@ -59,6 +64,18 @@ def normalise_label(label: str) -> str:
 def relation_key(fact: CandidateFact) -> str:
     """The id a relation is known by: its relation_id, else its normalised label."""
     return fact.relation_id or normalise_label(fact.relation)
+
+
+def first_per_group(facts: Sequence[CandidateFact], per_group: int) -> list[CandidateFact]:
+    """The first per_group facts of each (relation, direction): what `neighborhoods` may return."""
+    taken: dict[tuple[str, str], int] = {}
+    out = []
+    for fact in facts:
+        group = (relation_key(fact), fact.direction)
+        if taken.get(group, 0) < per_group:
+            taken[group] = taken.get(group, 0) + 1
+            out.append(fact)
+    return out
 
 
 def same_name(a: str | None, b: str | None) -> bool:
@@ -274,14 +291,28 @@ class OfflinePlanner:
         return best[1]
 
     # -- topic linking ---------------------------------------------------
+    @property
+    def per_group(self) -> int:
+        # _extend takes at most `fanout` facts of a group, after skipping those
+        # leading back into the path (<= max_hops + 1 entities) and a self-loop
+        return self.fanout + self.max_hops + 2
+
     def _facts(self, entity_id: str, cache: dict[str, list[CandidateFact]]) -> list[CandidateFact]:
         if entity_id not in cache:
-            cache[entity_id] = list(self.graph.neighbors(entity_id))
+            self._load([entity_id], cache)
         return cache[entity_id]
+
+    def _load(self, entity_ids, cache: dict[str, list[CandidateFact]]) -> None:
+        """Read the neighbourhoods not yet in the cache, all in one call."""
+        missing = [e for e in dict.fromkeys(entity_ids) if e not in cache]
+        if missing:
+            cache.update(self.graph.neighborhoods(missing, self.per_group))
 
     def _topic_groups(self, question: str, cache: dict[str, list[CandidateFact]]) -> list[list[Mention]]:
         """Mentions with facts, grouped by surface length, longest group first."""
-        mentions = [m for m in self.graph.link_mentions(question) if self._facts(m[2], cache)]
+        linked = self.graph.link_mentions(question)
+        self._load([m[2] for m in linked], cache)
+        mentions = [m for m in linked if self._facts(m[2], cache)]
         by_len: dict[int, list[Mention]] = {}
         for m in mentions:
             by_len.setdefault(m[1] - m[0], []).append(m)
@@ -347,6 +378,7 @@ class OfflinePlanner:
         beam = [start]
         finished: list[_State] = []
         for _depth in range(self.max_hops):
+            self._load([state.entity_id for state in beam], cache)
             grown: list[_State] = []
             for state in beam:
                 grown.extend(self._extend(state, analysis, cache))
