@@ -415,25 +415,28 @@ class OfflinePlanner:
                 continue
             groups.setdefault((relation_key(fact), fact.direction), []).append(fact)
         explaining: list[tuple[_State, list[CandidateFact]]] = []
-        bridges: list[tuple[float, _State, list[CandidateFact]]] = []
+        # (lean, facts, scores, child if already built); a bridge's child is built only if used
+        bridges: list[tuple[float, list[CandidateFact], np.ndarray, _State | None]] = []
         for facts in groups.values():
-            proto = self._child(state, facts[0], analysis, unexplained)
-            if proto.silent == state.silent:
+            _key, scores = self._hop_scores(analysis, facts[0])
+            explains = bool(self._gains(state, scores, unexplained).any())
+            proto = self._child(state, facts[0], analysis, unexplained, scores) if explains else None
+            if proto is not None and proto.silent == state.silent:
                 explaining.append((proto, facts))
             else:
-                lean = float((proto.hops[-1].scores * unexplained).sum())
-                bridges.append((lean, proto, facts))
+                bridges.append((float((scores * unexplained).sum()), facts, scores, proto))
         if explaining:
             explaining.sort(key=lambda pf: pf[0].rank(), reverse=True)
-            chosen = [(p, f) for p, f in explaining]
+            chosen = explaining
         else:
             # Unnamed links are crossed one at a time (two in a row would let
             # a path drift anywhere), preferring the relation that leans most
             # towards what is still unexplained, even below the claim level.
             if state.silent >= self.max_silent or (state.hops and state.hops[-1].silent):
                 return []
-            bridges.sort(key=lambda lpf: -lpf[0])
-            chosen = [(p, f) for _, p, f in bridges]
+            bridges.sort(key=lambda b: -b[0])
+            chosen = ((proto or self._child(state, facts[0], analysis, unexplained, scores), facts)
+                      for _lean, facts, scores, proto in bridges)
         out: list[_State] = []
         for proto, facts in chosen:
             for fact in facts:
@@ -442,13 +445,17 @@ class OfflinePlanner:
                     return out
         return out
 
-    def _child(self, state: _State, fact: CandidateFact, analysis: TextAnalysis, unexplained: np.ndarray) -> _State:
-        key, scores = self._hop_scores(analysis, fact)
+    def _gains(self, state: _State, scores: np.ndarray, unexplained: np.ndarray) -> np.ndarray:
+        """Tokens a hop with these scores would newly explain (the stopping rule below)."""
+        return (scores >= self.claim) & (unexplained | (scores >= state.best + self.improve))
+
+    def _child(self, state: _State, fact: CandidateFact, analysis: TextAnalysis, unexplained: np.ndarray,
+               scores: np.ndarray) -> _State:
+        key = relation_key(fact)
         # The stopping rule: a hop must explain a part of the question that
         # no earlier hop explained, or explain it clearly better (a word an
         # earlier hop only loosely claimed).
-        gains = (scores >= self.claim) & (unexplained | (scores >= state.best + self.improve))
-        new_part = bool(analysis.size) and bool(gains.any())
+        new_part = bool(analysis.size) and bool(self._gains(state, scores, unexplained).any())
         hops = (*state.hops, _Hop(fact, key, fact.direction, scores, silent=not new_part))
         score, owned, credited = self._score(hops, analysis)
         if new_part and not owned[-1]:
