@@ -55,10 +55,15 @@ from common import (  # noqa: E402
     Latency, bench_graph, environment, log, memory_for, percentile, table, time_each, verdict,
 )
 
-# Round-trip floors, for reading the hop figures: the cheapest read and the
-# cheapest committed write the server can do, each one auto-commit statement.
+# Round-trip floors, for reading the hop figures, each one auto-commit statement:
+# the cheapest read; the cheapest write (its changes cancel out, so the commit
+# has nothing to make durable); and the cheapest durable write, one new node,
+# whose commit waits for the transaction log to reach the disk as every
+# recorded step's does.
 PROBE_READ = "RETURN 1"
 PROBE_WRITE = "CREATE (p:BenchProbe) DELETE p"
+PROBE_DURABLE = "CREATE (:BenchProbe)"
+PROBE_CLEAR = "MATCH (p:BenchProbe) DELETE p"
 
 TARGET_HOP_P50_MS = 2.0
 TARGET_HOP_RATIO = 3.0
@@ -334,14 +339,15 @@ def run_kgtool_hops(kg, targets: list[HopTarget]) -> tuple[Latency, dict[str, La
 
 
 def run_floors(kg, count: int) -> dict[str, Latency]:
-    """p50 of one auto-commit round trip: a trivial read and a trivial committed write."""
+    """One auto-commit round trip each: a trivial read, a trivial write, a durable one-node write."""
     out = {}
     with kg.db.session() as session:
-        for label, text in (("read", PROBE_READ), ("write", PROBE_WRITE)):
+        for label, text in (("read", PROBE_READ), ("write", PROBE_WRITE), ("durable", PROBE_DURABLE)):
             def once(_):
                 session.run(text).consume()
             time_each(range(50), once)
             out[label] = time_each(range(count), once)
+        session.run(PROBE_CLEAR).consume()
     return out
 
 
@@ -445,8 +451,8 @@ def report(results: list[SizeResult]) -> None:
     print(table(["facts", "kgtool p50", "kgtool p95", "memory p50", "memory p95", "p50 ratio", "p95 ratio",
                  "read p50", "rank p50", "write p50", "pool p50/p95/max"], rows))
     print("  floors on the same server, one auto-commit statement each (p50 ms): "
-          + "; ".join(f"{r.facts:,} facts: read {r.floors['read'].p50:.2f}, write {r.floors['write'].p50:.2f}"
-                      for r in results))
+          + "; ".join(f"{r.facts:,} facts: read {r.floors['read'].p50:.2f}, no-op write {r.floors['write'].p50:.2f}, "
+                      f"durable one-node write {r.floors['durable'].p50:.2f}" for r in results))
 
     answered = [r for r in results if r.answer is not None]
     if answered:

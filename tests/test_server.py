@@ -66,3 +66,11 @@ def test_missing_maven_names_what_to_install(tmp_path, monkeypatch, neo4j_settin
     server = LocalServer(replace(neo4j_settings, home=tmp_path, runtime_dir=tmp_path / "rt"))
     with pytest.raises(ServerError, match="apt-get install maven"):
         server.resolve_jars()
+
+
+def test_generated_passwords_are_never_read_as_options():
+    from kgtool.graph.server import new_password
+
+    passwords = {new_password() for _ in range(2000)}
+    assert len(passwords) == 2000
+    assert all(len(p) == 48 and not p.startswith("-") and set(p) <= set("0123456789abcdef") for p in passwords)

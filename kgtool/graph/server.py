@@ -51,6 +51,12 @@ class ServerStatus:
     home: Path
 
 
+def new_password() -> str:
+    """A random 192-bit password in hex: never starts with '-', which the admin
+    tool would read as an option (token_urlsafe did, one start in 64)."""
+    return secrets.token_hex(24)
+
+
 class LocalServer:
     """Prepare, start, stop and inspect the local Neo4j Community server."""
 
@@ -182,7 +188,7 @@ class LocalServer:
                 f"{self.home} holds a database but its password file {self.password_file} is missing; "
                 "restore the file, or remove the directory to start afresh"
             )
-        password = secrets.token_urlsafe(24)
+        password = new_password()
         proc = subprocess.run(
             [java, "-cp", str(self.lib_dir / "*"), ADMIN_TOOL, "dbms", "set-initial-password", password],
             env=self._env(), cwd=self.home, capture_output=True, text=True,
