@@ -46,6 +46,12 @@ def test_offline_care_answers_the_sample_and_stores_its_reasoning(sample_kg):
         assert [s["hop"] for s in in_chain] == list(range(1, len(result.chain) + 1))
         for step in in_chain:
             assert step["chosen"] == next(c["fact_id"] for c in step["candidates"] if c["fact_id"] == step["chosen"])
+        # the hops of a critic round are written together; NEXT still links them in order
+        ids = [s["step_id"] for s in result.chain]
+        links = kg.query("MATCH (r:Run {id: $run})-[:HAS_STEP]->(a:Step)-[:NEXT]->(b:Step) RETURN a.id AS a, b.id AS b",
+                         {"run": result.run_id})[1]
+        assert {(l["a"], l["b"]) for l in links} >= set(zip(ids, ids[1:]))
+        assert [s["neff"] for s in result.chain] == [s["neff"] for s in in_chain] and all(s["neff"] for s in result.chain)
 
 
 def test_neff_is_computed_in_cypher_as_c2rag_defines_it(sample_kg):

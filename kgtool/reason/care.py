@@ -8,7 +8,8 @@ a failure at hop i, the loop backtracks there (at most tau_max times):
 reselect the next-best stored candidate, or, when the pool is exhausted,
 generate the hop from local evidence, then redo the hops after it.
 
-Every hop and verdict is written to Neo4j as it happens (kgtool.reason.trace),
+Every hop and verdict is written to Neo4j while the loop runs (kgtool.reason.trace;
+a critic round's hops go in one statement, just before the critic reads them back),
 and the loop reads its state back from there.
 """
 from __future__ import annotations
@@ -99,8 +100,9 @@ class CareLoop:
         self.pool_memo = pool_memo  # neighbourhoods already read during this answer
 
     # --- one hop -----------------------------------------------------------
-    def _hop(self, trace: TraceWriter, session, run_id: str, scope: Scope, plan: Plan, index: int,
-             entity_id: str | None, entity: str, prev_step_id: str | None, attempt: int = 0) -> Hop:
+    def _hop(self, pending: list[dict], session, scope: Scope, plan: Plan, index: int, entity_id: str | None,
+             entity: str, prev_step_id: str | None, attempt: int = 0) -> Hop:
+        """Retrieve, rank and select one hop; its Step row joins `pending` (written by _forward)."""
         query = instantiate(plan.subquestions[index], entity) if index else plan.subquestions[0]
         pool = self.retriever.pool(session, entity_id, scope, self.pool_memo) if entity_id else []
         ranked = self.retriever.rank(query, pool, self.top_k)
@@ -113,16 +115,22 @@ class CareLoop:
             answer = self.agents.generator.generate(query, entity, [c.evidence for c in ranked])
             answer_id = self.link(answer) if answer else None
             generated = answer is not None
-        record = trace.record_step(
-            run_id, hop=index + 1, attempt=attempt, query=query, entity_id=entity_id, entity=entity,
-            gamma=self.gamma, prev_step_id=prev_step_id, candidates=ranked, judgements=judgements, chosen=chosen,
+        row = TraceWriter.step_row(
+            hop=index + 1, attempt=attempt, query=query, entity_id=entity_id, entity=entity, gamma=self.gamma,
+            prev_step_id=prev_step_id, candidates=ranked, judgements=judgements, chosen=chosen,
             answer_id=answer_id, answer=answer, generated=generated,
         )
-        return Hop(record.step_id, index + 1, query, entity_id, entity, chosen, answer_id, answer, generated,
-                   record.neff, record.state)
+        pending.append(row)
+        return Hop(row["id"], index + 1, query, entity_id, entity, chosen, answer_id, answer, generated)
 
     def _forward(self, trace, session, run_id, scope, plan, chain: list[Hop], start: int) -> list[Hop]:
-        """Run hops start.. of the plan after `chain` (which holds hops 0..start-1)."""
+        """Run hops start.. of the plan after `chain` (which holds hops 0..start-1).
+
+        The new hops are written in one statement at the end, before the critic
+        reads the chain back: one round trip per critic round instead of one per hop.
+        """
+        first_new = len(chain)
+        pending: list[dict] = []
         for index in range(start, len(plan.subquestions)):
             if index == 0:
                 entity_id, entity = plan.topic_id, plan.topic or ""
@@ -131,7 +139,9 @@ class CareLoop:
             if index and not entity:
                 break  # a dead end: nothing to continue from
             prev = chain[-1].step_id if chain else None
-            chain.append(self._hop(trace, session, run_id, scope, plan, index, entity_id, entity, prev))
+            chain.append(self._hop(pending, session, scope, plan, index, entity_id, entity, prev))
+        for hop, record in zip(chain[first_new:], trace.record_steps(run_id, pending)):
+            hop.neff, hop.state = record.neff, record.state
         return chain
 
     # --- the loop ----------------------------------------------------------

@@ -1,7 +1,7 @@
 """The trace writer: reasoning state lives in Neo4j while a loop runs.
 
 Runs, steps, scored candidates (with p and N_eff computed in Cypher), choices,
-verdicts, revisions and backtracks are written as they happen, and the loops
+verdicts, revisions and backtracks are written while a loop runs, and the loops
 read their state back (the current chain for the critic, the next stored
 candidate on reselection) instead of keeping a private copy.
 """
@@ -57,23 +57,36 @@ class TraceWriter:
                     gamma: float, prev_step_id: str | None, candidates: list[CandidateFact],
                     judgements: list[Judgement], chosen: CandidateFact | None, answer_id: str | None,
                     answer: str | None, generated: bool) -> StepRecord:
-        step_id = new_id("step")
-        rows = []
-        for cand, judgement in zip(candidates, judgements):
-            rows.append({
-                "fact_id": cand.fact_id, "rank": cand.rank, "score": float(judgement.score),
-                "bm25": cand.scores.get("bm25"), "relation_sim": cand.scores.get("relation"),
-                "selector": float(judgement.score), "passes": bool(judgement.passes),
-            })
-        out = self._write(
-            "hop/record_step", run_id=run_id,
-            step={"id": step_id, "hop": hop, "attempt": attempt, "query": query, "entity_id": entity_id,
-                  "entity": entity, "gamma": gamma},
-            prev_step_id=prev_step_id, candidates=rows, eps=EPS,
-            chosen_fact_id=chosen.fact_id if chosen else None, answer_id=answer_id, answer=answer,
-            generated=generated,
-        )[0]
-        return StepRecord(out["step_id"], out["neff"], out["state"])
+        """Write one hop now (one statement); see `step_row` and `record_steps` for several."""
+        row = self.step_row(hop=hop, attempt=attempt, query=query, entity_id=entity_id, entity=entity, gamma=gamma,
+                            prev_step_id=prev_step_id, candidates=candidates, judgements=judgements, chosen=chosen,
+                            answer_id=answer_id, answer=answer, generated=generated)
+        return self.record_steps(run_id, [row])[0]
+
+    @staticmethod
+    def step_row(*, hop: int, attempt: int, query: str, entity_id: str | None, entity: str, gamma: float,
+                 prev_step_id: str | None, candidates: list[CandidateFact], judgements: list[Judgement],
+                 chosen: CandidateFact | None, answer_id: str | None, answer: str | None, generated: bool) -> dict:
+        """One hop as `hop/record_step` takes it, with a new step id (`row["id"]`)."""
+        return {
+            "id": new_id("step"), "hop": hop, "attempt": attempt, "query": query, "entity_id": entity_id,
+            "entity": entity, "gamma": gamma, "prev_step_id": prev_step_id,
+            "candidates": [
+                {"fact_id": cand.fact_id, "rank": cand.rank, "score": float(judgement.score),
+                 "bm25": cand.scores.get("bm25"), "relation_sim": cand.scores.get("relation"),
+                 "selector": float(judgement.score), "passes": bool(judgement.passes)}
+                for cand, judgement in zip(candidates, judgements)
+            ],
+            "chosen_fact_id": chosen.fact_id if chosen else None, "answer_id": answer_id, "answer": answer,
+            "generated": generated,
+        }
+
+    def record_steps(self, run_id: str, rows: list[dict]) -> list[StepRecord]:
+        """Write consecutive hops in one statement; N_eff and state come back per step, in order."""
+        if not rows:
+            return []
+        out = self._write("hop/record_step", run_id=run_id, steps=rows, eps=EPS)
+        return [StepRecord(r["step_id"], r["neff"], r["state"]) for r in out]
 
     def revise(self, *, old_step_id: str, from_step_id: str, prev_step_id: str | None, reason: str) -> str:
         new_step_id = new_id("step")

@@ -1,31 +1,32 @@
-// Record one hop of a run: the Step, its scored candidates with p (C2RAG Eq. 7)
+// Record hops of a run: each Step, its scored candidates with p (C2RAG Eq. 7)
 // and N_eff (Eq. 8) computed here, the resolved/unresolved decision at gamma,
 // and the chosen fact (or a generated answer when no candidate survived).
 //   p_c   = (z_c - min_k z_k + eps) / sum_j (z_j - min_k z_k + eps)
 //   N_eff = 1 / sum_c p_c^2          resolved iff N_eff <= gamma
-// params: $run_id, $step ({id, hop, attempt, query, entity_id, entity, gamma}), $prev_step_id,
-//         $candidates (list of {fact_id, rank, score, bm25, relation_sim, selector, passes}), $eps,
-//         $chosen_fact_id, $answer_id, $answer, $generated
-// returns: step_id, neff, state, p
+// $steps holds one hop or several consecutive ones (the CARE loop writes a
+// critic round's hops together, just before the critic reads them back); a
+// step's prev_step_id may name a step earlier in the same list.
+// params: $run_id, $eps,
+//         $steps (list of {id, hop, attempt, query, entity_id, entity, gamma, prev_step_id,
+//                 candidates: list of {fact_id, rank, score, bm25, relation_sim, selector, passes},
+//                 chosen_fact_id, answer_id, answer, generated})
+// returns: step_id, neff, state, p (one row per step, in the order given)
 MATCH (run:Run {id: $run_id})
-CREATE (s:Step {id: $step.id, hop: $step.hop, attempt: $step.attempt, query: $step.query,
-                entity_id: $step.entity_id, entity: $step.entity, gamma: $step.gamma,
-                answer_id: $answer_id, answer: $answer, generated: $generated, created_at: datetime()})
+UNWIND range(0, size($steps) - 1) AS i
+WITH run, i, $steps[i] AS st
+CREATE (s:Step {id: st.id, hop: st.hop, attempt: st.attempt, query: st.query,
+                entity_id: st.entity_id, entity: st.entity, gamma: st.gamma,
+                answer_id: st.answer_id, answer: st.answer, generated: st.generated, created_at: datetime()})
 CREATE (run)-[:HAS_STEP]->(s)
-WITH s
-CALL (s) {
-  MATCH (prev:Step {id: $prev_step_id})
-  CREATE (prev)-[:NEXT]->(s)
-}
-WITH s, $candidates AS cs
-WITH s, cs, reduce(m = null, c IN cs | CASE WHEN m IS NULL OR c.score < m THEN c.score ELSE m END) AS zmin
-WITH s, cs, zmin, reduce(total = 0.0, c IN cs | total + (c.score - zmin + $eps)) AS total
-WITH s, [c IN cs | c {.*, p: (c.score - zmin + $eps) / total}] AS scored
-WITH s, scored,
+WITH i, st, s, st.candidates AS cs
+WITH i, st, s, cs, reduce(m = null, c IN cs | CASE WHEN m IS NULL OR c.score < m THEN c.score ELSE m END) AS zmin
+WITH i, st, s, cs, zmin, reduce(total = 0.0, c IN cs | total + (c.score - zmin + $eps)) AS total
+WITH i, st, s, [c IN cs | c {.*, p: (c.score - zmin + $eps) / total}] AS scored
+WITH i, st, s, scored,
      CASE WHEN size(scored) = 0 THEN null ELSE 1.0 / reduce(q = 0.0, c IN scored | q + c.p * c.p) END AS neff
 SET s.neff = neff,
     s.state = CASE WHEN neff IS NOT NULL AND neff <= s.gamma THEN 'resolved' ELSE 'unresolved' END
-WITH s, scored, neff
+WITH i, st, s, scored, neff
 CALL (s, scored) {
   UNWIND scored AS c
   MATCH (f:Fact {id: c.fact_id})
@@ -33,8 +34,16 @@ CALL (s, scored) {
   SET r.rank = c.rank, r.score = c.score, r.p = c.p, r.bm25 = c.bm25, r.relation_sim = c.relation_sim,
       r.selector = c.selector, r.passes = c.passes, r.discarded = false
 }
-CALL (s) {
-  MATCH (f:Fact {id: $chosen_fact_id})
+CALL (s, st) {
+  MATCH (f:Fact {id: st.chosen_fact_id})
   CREATE (s)-[:CHOSE]->(f)
+}
+// ORDER BY takes in every row before it passes one on, so all the steps of the
+// list exist before the NEXT links are made: a NEXT can point within the list
+WITH i, st, s, scored, neff
+ORDER BY i
+CALL (s, st) {
+  MATCH (prev:Step {id: st.prev_step_id})
+  CREATE (prev)-[:NEXT]->(s)
 }
 RETURN s.id AS step_id, neff, s.state AS state, [c IN scored | c.p] AS p
