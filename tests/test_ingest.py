@@ -94,6 +94,25 @@ def test_second_edit_of_a_slot_is_a_flagged_conflict(kg, tmp_path):
     assert objects == {"Madonna", "Prince"}
 
 
+def test_aliases_accumulate_across_files_and_superseded_facts_are_marked(kg, tmp_path):
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text(_line(**GOOD, subject_aliases=["Jude"]) + "\n")
+    second.write_text(_line(**{**GOOD, "id": "e2", "subject_aliases": ["Hey Jude (song)", "Jude"]}) + "\n")
+
+    def entity():
+        rows = kg.query("MATCH (e:Entity {name: 'Hey Jude'}) RETURN e.aliases AS aliases, e.alias_text AS text")[1]
+        return rows[0]
+
+    kg.ingest_edits(first, embed_relations=False)
+    assert entity() == {"aliases": ["Jude"], "text": "Jude"}
+    kg.ingest_edits(second, embed_relations=False)
+    kg.ingest_edits(second, embed_relations=False)
+    assert entity() == {"aliases": ["Jude", "Hey Jude (song)"], "text": "Jude | Hey Jude (song)"}
+    status = {r["o"]: r["status"] for r in kg.query(
+        "MATCH (:Entity {name: 'Hey Jude'})-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(o) RETURN o.name AS o, f.status AS status")[1]}
+    assert status == {"Madonna": "active", "The Beatles": "superseded"}
+
+
 def test_scopes_switch_edits_without_reingesting(kg, tmp_path):
     path = tmp_path / "edits.jsonl"
     path.write_text(_line(**{**GOOD, "case_id": "c1"}) + "\n")
