@@ -165,9 +165,9 @@ class CareLoop:
                 failed = verdict.failed_hop
                 failed_step = chain[failed - 1].step_id if failed and 0 < failed <= len(chain) else (
                     chain[-1].step_id if chain else None)
-                trace.verdict(run_id, failed_step, verdict, round_)
                 if verdict.valid or backtracks >= self.tau_max or not failed or failed > len(chain):
-                    break
+                    break  # this verdict is written below, with the run's outcome
+                trace.verdict(run_id, failed_step, verdict, round_)
                 backtracks += 1
                 chain = self._backtrack(trace, session, run_id, scope, plan, chain, failed - 1, verdict)
             answer = chain[-1].answer if chain else None
@@ -175,8 +175,9 @@ class CareLoop:
             status = "answered" if verdict.valid and answer else ("unverified" if answer else "no_answer")
             usage = _diff(self.agents.usage(), usage_before)
             latency_ms = (time.perf_counter() - t0) * 1000
-            trace.finish(run_id, answer=answer, answer_id=answer_id, status=status, latency_ms=latency_ms,
-                         usage=usage, backtracks=backtracks, chain_step_ids=[h.step_id for h in chain])
+            trace.verdict(run_id, failed_step, verdict, round_, finish=trace.finish_fields(
+                answer=answer, answer_id=answer_id, status=status, latency_ms=latency_ms, usage=usage,
+                backtracks=backtracks, chain_step_ids=[h.step_id for h in chain]))
         return Answer(question, answer, answer_id, [_chain_entry(h) for h in chain], run_id, self.method,
                       self.agents.kind, status, latency_ms, usage.tokens, backtracks, list(plan.subquestions))
 

@@ -106,19 +106,22 @@ class TraceWriter:
     def chain(self, step_ids: list[str]) -> list[dict]:
         return self._read("trace/chain", step_ids=step_ids)
 
-    def verdict(self, run_id: str, step_id: str | None, verdict: Verdict, round_: int) -> str:
+    def verdict(self, run_id: str, step_id: str | None, verdict: Verdict, round_: int,
+                finish: dict | None = None) -> str:
+        """Record a critic verdict; `finish` (see `finish_fields`) also closes the run."""
         verdict_id = new_id("verdict")
         self._write("trace/record_verdict", run_id=run_id, verdict_id=verdict_id, step_id=step_id,
                     valid=verdict.valid, error_type=verdict.error_type, failed_hop=verdict.failed_hop,
-                    explanation=verdict.explanation, round=round_)
+                    explanation=verdict.explanation, round=round_, finish=finish)
         return verdict_id
 
-    def finish(self, run_id: str, *, answer: str | None, answer_id: str | None, status: str, latency_ms: float,
-               usage, backtracks: int, chain_step_ids: list[str]) -> None:
-        self._write("trace/finish_run", run_id=run_id, answer=answer, answer_id=answer_id, status=status,
-                    latency_ms=latency_ms, tokens=usage.tokens, prompt_tokens=usage.prompt_tokens,
-                    completion_tokens=usage.completion_tokens, llm_calls=usage.calls, backtracks=backtracks,
-                    chain_step_ids=chain_step_ids)
+    @staticmethod
+    def finish_fields(*, answer: str | None, answer_id: str | None, status: str, latency_ms: float, usage,
+                      backtracks: int, chain_step_ids: list[str]) -> dict:
+        return {"answer": answer, "answer_id": answer_id, "status": status, "latency_ms": latency_ms,
+                "tokens": usage.tokens, "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens, "llm_calls": usage.calls, "backtracks": backtracks,
+                "chain_step_ids": chain_step_ids}
 
 
 def load_trace(db: Database, run_id: str) -> dict | None:
