@@ -29,6 +29,8 @@ class KnowledgeGraph:
         self._scorers = None
         self._llm = None
         self._matcher = None
+        # answer_many's workers may ask for a model first at the same moment: load it once
+        self._loading = threading.RLock()
 
     @classmethod
     def connect(cls, settings: Settings | None = None, **overrides) -> "KnowledgeGraph":
@@ -108,6 +110,8 @@ class KnowledgeGraph:
         scopes = list(scopes) if scopes is not None else [scope] * len(questions)
         kind = agents or self.default_agents()
         self.catalog.gazetteer  # load shared read-only state once, before the threads start
+        if kind == "offline":
+            self.matcher
         lock, done = threading.Lock(), [0]
 
         def one(item):
@@ -136,29 +140,40 @@ class KnowledgeGraph:
         return CareLoop(self.db, agents, retriever, link=self.catalog.link, top_k=s.top_k, tau_max=s.tau_max,
                         gamma=s.gamma, settings_record=record, pool_memo=memo)
 
+    def _lazy(self, attr: str, build):
+        value = getattr(self, attr)
+        if value is None:
+            with self._loading:
+                value = getattr(self, attr)
+                if value is None:
+                    value = build()
+                    setattr(self, attr, value)
+        return value
+
     @property
     def catalog(self):
-        if self._catalog is None:
-            from kgtool.reason.graphview import GraphCatalog
+        from kgtool.reason.graphview import GraphCatalog
 
-            self._catalog = GraphCatalog(self.db)
-        return self._catalog
+        return self._lazy("_catalog", lambda: GraphCatalog(self.db))
 
     @property
     def scorers(self):
-        if self._scorers is None:
-            from kgtool.retrieve.scoring import default_registry
+        from kgtool.retrieve.scoring import default_registry
 
-            self._scorers = default_registry()
-        return self._scorers
+        return self._lazy("_scorers", default_registry)
 
     @property
     def llm_client(self):
-        if self._llm is None:
-            from kgtool.models.llm import LLMClient
+        from kgtool.models.llm import LLMClient
 
-            self._llm = LLMClient(self.settings)
-        return self._llm
+        return self._lazy("_llm", lambda: LLMClient(self.settings))
+
+    @property
+    def matcher(self):
+        """The offline agents' relation matcher; one per graph, so its vector caches outlive a question."""
+        from kgtool.reason.relmatch import RelationMatcher
+
+        return self._lazy("_matcher", lambda: RelationMatcher(self.embedder))
 
     def evaluate_mquake(self, path, **options):
         """MQuAKE Acc / Hop-Acc (see kgtool.eval.mquake.evaluate_mquake for the options)."""
@@ -183,8 +198,6 @@ class KnowledgeGraph:
 
     @property
     def embedder(self):
-        if self._embedder is None:
-            from kgtool.models.embed import CachedEmbedder, get_embedder
+        from kgtool.models.embed import CachedEmbedder, get_embedder
 
-            self._embedder = CachedEmbedder(get_embedder(self.settings.embedder))
-        return self._embedder
+        return self._lazy("_embedder", lambda: CachedEmbedder(get_embedder(self.settings.embedder)))

@@ -103,7 +103,8 @@ def ingest_edits(
         load.rows_for_edits(rows, chunk, decisions, summary.batch)
         return start, chunk, decisions, rows
 
-    def account(start: int, chunk, decisions, rows, counts: load.WriteCounts) -> None:
+    def account(prepared, counts: load.WriteCounts) -> None:
+        start, chunk, decisions, rows = prepared
         summary.edits_loaded += len(chunk)
         summary.conflicts += counts.conflicts
         summary.facts += sum(1 for f in rows.facts.values() if f["source"] == "edit")
@@ -121,14 +122,14 @@ def ingest_edits(
     # this one (server work); writes stay one at a time and in file order, and
     # a failed write stops the run before any later batch is written.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-ingest-write") as writer:
-        pending = None
+        pending = None  # (prepared batch, its write)
         for start in range(0, total, batch_size):
             prepared = prepare(start)
             if pending is not None:
-                account(*pending[0], pending[1].result())
+                account(pending[0], pending[1].result())
             pending = (prepared, writer.submit(load.write_rows, db, prepared[3]))
         if pending is not None:
-            account(*pending[0], pending[1].result())
+            account(pending[0], pending[1].result())
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     summary.seconds = time.perf_counter() - t0

@@ -1,8 +1,8 @@
 """The graph as the offline agents see it: one edit scope, read through Cypher.
 
 Names and relation phrasings are read once per KnowledgeGraph (they change only
-on ingestion); neighbourhoods are read per call with the hop retrieval query,
-so the agents see exactly the pool the loop will score.
+on ingestion); neighbourhoods are read with the hop retrieval query, a beam
+depth per read, so the agents see exactly the pool the loop will score.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import threading
 from kgtool.graph.db import Database
 from kgtool.ingest.linking import Gazetteer
 from kgtool.reason.agents.base import CandidateFact
-from kgtool.retrieve.hop import Scope, read_pool, read_pools
+from kgtool.retrieve.hop import Scope, read_pools
 
 
 class GraphCatalog:
@@ -73,9 +73,6 @@ class GraphView:
         # the planner's look-ahead and the hop itself read each neighbourhood once
         self.memo = memo if memo is not None else {}
         self.session = None  # the answer's session, bound by the loop while it runs
-
-    def neighbors(self, entity_id: str) -> list[CandidateFact]:
-        return read_pool(self.db, self.session, entity_id, self.scope, self.memo)
 
     def neighborhoods(self, entity_ids, per_group: int) -> dict[str, list[CandidateFact]]:
         """Several entities' pools, at most per_group facts per (relation, direction), in one read."""

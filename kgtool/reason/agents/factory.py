@@ -9,12 +9,9 @@ def build_agents(kind: str, kg, scope, memo: dict | None = None) -> AgentSet:
     if kind == "offline":
         from kgtool.reason.agents.offline import build_offline_agents
         from kgtool.reason.graphview import GraphView
-        from kgtool.reason.relmatch import RelationMatcher
 
-        if kg._matcher is None:  # one matcher per graph: its vector caches outlive a question
-            kg._matcher = RelationMatcher(kg.embedder)
         view = GraphView(kg.db, kg.catalog, scope, memo)
-        agents = build_offline_agents(view, kg._matcher)
+        agents = build_offline_agents(view, kg.matcher)
         return AgentSet("offline", agents.planner, agents.selector, agents.critic, agents.generator, view=view)
     if kind == "llm":
         from kgtool.reason.agents.llm import LLMCritic, LLMGenerator, LLMPlanner, LLMSelector

@@ -2,9 +2,9 @@
 
 The planner does not parse the question on its own: it lets the graph propose
 readings. From the linked topic entity it walks the graph hop by hop (a beam
-search over `GraphView.neighbors`) and keeps the paths whose relations account
-for the question's wording, each hop for a part of the question no earlier hop
-explained. The relations of the best path become the plan. The selector, the
+search over `GraphView.neighborhoods`, one read per depth) and keeps the paths
+whose relations account for the question's wording, each hop for a part of
+the question no earlier hop explained. The relations of the best path become the plan. The selector, the
 critic and the generator then check single facts and chains with the same
 relation matcher plus structural tests (who is the head, does the chain
 connect, does the evidence name both ends).
@@ -37,13 +37,10 @@ Mention = tuple[int, int, str, str]  # (start, end, entity_id, surface)
 class GraphView(Protocol):
     """The slice of the graph the offline agents may read (one edit scope)."""
 
-    def neighbors(self, entity_id: str) -> list[CandidateFact]:
-        """1-hop facts of the entity, both directions (`direction` tells which)."""
-        ...
-
     def neighborhoods(self, entity_ids: Sequence[str], per_group: int) -> dict[str, list[CandidateFact]]:
-        """1-hop facts of several entities at once; may keep only per_group facts per
-        (relation, direction), since facts of one group are alike to the planner."""
+        """1-hop facts of several entities, both directions (`direction` tells which);
+        may keep only per_group facts per (relation, direction), since facts of one
+        group are alike to the planner."""
         ...
 
     def link_mentions(self, text: str) -> list[Mention]:
@@ -420,7 +417,7 @@ class OfflinePlanner:
         for facts in groups.values():
             _key, scores = self._hop_scores(analysis, facts[0])
             explains = bool(self._gains(state, scores, unexplained).any())
-            proto = self._child(state, facts[0], analysis, unexplained, scores) if explains else None
+            proto = self._child(state, facts[0], analysis, scores, explains=True) if explains else None
             if proto is not None and proto.silent == state.silent:
                 explaining.append((proto, facts))
             else:
@@ -435,7 +432,7 @@ class OfflinePlanner:
             if state.silent >= self.max_silent or (state.hops and state.hops[-1].silent):
                 return []
             bridges.sort(key=lambda b: -b[0])
-            chosen = ((proto or self._child(state, facts[0], analysis, unexplained, scores), facts)
+            chosen = ((proto or self._child(state, facts[0], analysis, scores, explains=False), facts)
                       for _lean, facts, scores, proto in bridges)
         out: list[_State] = []
         for proto, facts in chosen:
@@ -446,16 +443,16 @@ class OfflinePlanner:
         return out
 
     def _gains(self, state: _State, scores: np.ndarray, unexplained: np.ndarray) -> np.ndarray:
-        """Tokens a hop with these scores would newly explain (the stopping rule below)."""
+        """Tokens a hop with these scores would newly explain. The stopping rule: a
+        hop must explain a part of the question that no earlier hop explained, or
+        explain it clearly better (a word an earlier hop only loosely claimed)."""
         return (scores >= self.claim) & (unexplained | (scores >= state.best + self.improve))
 
-    def _child(self, state: _State, fact: CandidateFact, analysis: TextAnalysis, unexplained: np.ndarray,
-               scores: np.ndarray) -> _State:
+    def _child(self, state: _State, fact: CandidateFact, analysis: TextAnalysis, scores: np.ndarray,
+               *, explains: bool) -> _State:
+        """The state after one more hop through `fact`; `explains`: `_gains` found a new part."""
         key = relation_key(fact)
-        # The stopping rule: a hop must explain a part of the question that
-        # no earlier hop explained, or explain it clearly better (a word an
-        # earlier hop only loosely claimed).
-        new_part = bool(analysis.size) and bool(self._gains(state, scores, unexplained).any())
+        new_part = explains
         hops = (*state.hops, _Hop(fact, key, fact.direction, scores, silent=not new_part))
         score, owned, credited = self._score(hops, analysis)
         if new_part and not owned[-1]:
