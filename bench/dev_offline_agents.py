@@ -35,15 +35,14 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kgtool.reason.agents.base import PLACEHOLDER, CandidateFact, ChainLink  # noqa: E402
+from kgtool.core.types import PLACEHOLDER, CandidateFact, ChainLink  # noqa: E402
 from kgtool.reason.agents.offline import (  # noqa: E402
     OfflineAgents,
     OfflinePlan,
     build_offline_agents,
     first_per_group,
-    normalise_label,
 )
-from kgtool.reason.relmatch import fold  # noqa: E402
+from kgtool.core.text import fold, normalise_label  # noqa: E402
 from kgtool.retrieve.scoring import BM25Scorer  # noqa: E402
 
 _BM25 = BM25Scorer()

@@ -265,7 +265,7 @@ def memory_adjacency(g: SyntheticGraph) -> tuple[dict[str, list[tuple]], list[st
 
 
 def memory_pool(adjacency: dict[str, list[tuple]], entity_id: str):
-    from kgtool.reason.agents.base import CandidateFact
+    from kgtool.core.types import CandidateFact
 
     return [
         CandidateFact(fid, hid, head, label, tid, tail, evidence, relation_id=key, direction=direction)
@@ -299,9 +299,10 @@ def pick_targets(g: SyntheticGraph, adjacency, ids, count: int, seed: int) -> li
 
 def run_kgtool_hops(kg, targets: list[HopTarget]) -> tuple[Latency, dict[str, Latency], list[float]]:
     """Timed kgtool hops; also the per-part timings and the N_eff values written."""
-    from kgtool.reason.agents.base import Judgement
+    from kgtool.core.types import Judgement
     from kgtool.reason.trace import TraceWriter
-    from kgtool.retrieve.hop import HopRetriever, Scope
+    from kgtool.core.scope import Scope
+    from kgtool.retrieve.hop import HopRetriever
 
     retriever = HopRetriever(kg.db)
     scope = Scope()

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from kgtool.config import Settings
-from kgtool.errors import ConfigError
+from kgtool.core.scope import Scope
+from kgtool.core.types import Answer
 from kgtool.graph import queries
 from kgtool.graph.db import Database
 
@@ -29,6 +30,8 @@ class KnowledgeGraph:
         self._scorers = None
         self._llm = None
         self._matcher = None
+        self._methods = None
+        self._agents = None
         # answer_many's workers may ask for a model first at the same moment: load it once
         self._loading = threading.RLock()
 
@@ -82,23 +85,25 @@ class KnowledgeGraph:
         """`llm` when an endpoint is configured, else `offline`."""
         return "llm" if (self.settings.llm_base_url or self.settings.llm_api_key) else "offline"
 
-    def answer(self, question: str, *, method: str = "care", agents: str | None = None, scope=None):
-        """Answer a multi-hop question; the whole reasoning path is stored as a Run.
+    def answer(self, question: str, *, method: str = "care", agents: str | None = None, scope=None,
+               **method_config) -> Answer:
+        """Answer a multi-hop question with a registered method; the whole reasoning path is stored as a Run.
 
+        method: a name from `kg.methods` (see `kgtool methods`); method_config: that method's
+        settings (e.g. tau_max=1 for care), defaulting to the settings of the same names.
+        agents: "offline" or "llm" (default: llm when an endpoint is configured).
         scope: "all" (default: every edit in force), a list of case ids, or
-        {"cases": [...], "batches": [...]}. Returns a kgtool.reason.care.Answer
-        with the answer, the chain (facts with evidence), run id, latency, tokens.
+        {"cases": [...], "batches": [...], "perturbation": id}.
+        Returns a kgtool.core.types.Answer: the answer, the chain (facts with evidence),
+        run id, latency (load time apart), tokens, backtracks.
         """
-        from kgtool.retrieve.hop import Scope
+        from kgtool.reason.runner import run_method
 
-        if method != "care":
-            raise ConfigError(f"unknown method {method!r}; implemented: care")
-        scope = Scope.parse(scope)
-        loop = self._care_loop(agents or self.default_agents(), scope)
-        return loop.answer(question, scope)
+        return run_method(self, question, method=method, agents=agents or self.default_agents(),
+                          scope=Scope.parse(scope), config=method_config)
 
     def answer_many(self, questions, *, workers: int = 4, method: str = "care", agents: str | None = None,
-                    scope=None, scopes=None, progress=None):
+                    scope=None, scopes=None, progress=None, **method_config) -> list[Answer]:
         """Answer many questions in parallel: one driver, one session per worker.
 
         `scopes`, when given, is one scope per question (for k-edited evaluation).
@@ -109,14 +114,12 @@ class KnowledgeGraph:
         questions = list(questions)
         scopes = list(scopes) if scopes is not None else [scope] * len(questions)
         kind = agents or self.default_agents()
-        self.catalog.gazetteer  # load shared read-only state once, before the threads start
-        if kind == "offline":
-            self.matcher
+        self.prepare(kind)  # load shared models once, before the threads start
         lock, done = threading.Lock(), [0]
 
         def one(item):
             q, sc = item
-            result = self.answer(q, method=method, agents=kind, scope=sc)
+            result = self.answer(q, method=method, agents=kind, scope=sc, **method_config)
             with lock:  # workers finish concurrently
                 done[0] += 1
                 if progress:
@@ -126,19 +129,25 @@ class KnowledgeGraph:
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
             return list(pool.map(one, zip(questions, scopes)))
 
-    def _care_loop(self, kind: str, scope):
-        from kgtool.reason.agents.factory import build_agents
-        from kgtool.reason.care import CareLoop
-        from kgtool.retrieve.hop import HopRetriever
+    def prepare(self, agents: str) -> None:
+        """Load what answering with `agents` needs (gazetteer, embedder and its first encode), once."""
+        self.catalog.gazetteer
+        if agents == "offline":
+            self.matcher.encoder.encode(["warm up"])
 
-        memo: dict = {}  # one answer's neighbourhood reads, shared by planner and hops
-        agents = build_agents(kind, self, scope, memo)
-        retriever = HopRetriever(self.db, registry=self.scorers)
-        s = self.settings
-        record = {"top_k": s.top_k, "tau_max": s.tau_max, "gamma": s.gamma, "embedder": s.embedder,
-                  "llm_model": s.llm_model if kind == "llm" else None}
-        return CareLoop(self.db, agents, retriever, link=self.catalog.link, top_k=s.top_k, tau_max=s.tau_max,
-                        gamma=s.gamma, settings_record=record, pool_memo=memo)
+    @property
+    def methods(self):
+        """The registered methods (a copy of the built-ins: register your own here)."""
+        from kgtool.reason.methods import METHODS
+
+        return self._lazy("_methods", METHODS.copy)
+
+    @property
+    def agents(self):
+        """The registered agent families (offline, llm)."""
+        from kgtool.reason.agents.factory import AGENTS
+
+        return self._lazy("_agents", AGENTS.copy)
 
     def _lazy(self, attr: str, build):
         value = getattr(self, attr)

@@ -159,7 +159,13 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
     consistent with it. Re-running the same file changes nothing. Bad records
     are skipped and listed (file:line and reason) and the exit code is 1.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     with _connect() as kg:
         kg.init_schema()
@@ -242,6 +248,12 @@ def ask(question, file_, agents, method, scope, as_json):
         sys.exit(1)
 
 
+def _candidate_text(c: dict) -> str:
+    if c.get("kind") == "passage":
+        return f"[{c.get('relation') or 'passage'}] {(c.get('evidence') or '')[:120]}"
+    return f"{c['head']} --{c['relation']}--> {c['tail']}"
+
+
 def _read_questions(path) -> list[dict]:
     items = []
     for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
@@ -298,20 +310,23 @@ def trace_show(run_id, html_path):
                       f"[dim]N_eff={step['neff'] if step['neff'] is None else round(step['neff'], 3)} "
                       f"({step['state']}, gamma {step['gamma']})[/]", highlight=False)
         table = Table(show_edge=False, pad_edge=False)
-        for col in ("rank", "fact", "score", "p", "bm25", "passes", "chosen"):
-            table.add_column(col)
+        for col in ("rank", "candidate", "score", "p", "scores", "passes", "chosen"):
+            table.add_column(col, overflow="fold")
         for c in step["candidates"]:
-            table.add_row(str(c["rank"]), f"{c['head']} --{c['relation']}--> {c['tail']}", f"{c['score']:.3f}",
-                          f"{c['p']:.3f}", f"{c['bm25'] or 0:.2f}", "yes" if c["passes"] else "no",
+            named = " ".join(f"{k}={v:.2f}" for k, v in sorted(c["scores"].items()) if isinstance(v, (int, float)))
+            table.add_row(str(c["rank"]), _candidate_text(c), f"{c['score']:.3f}", f"{c['p']:.3f}", named,
+                          "yes" if c["passes"] else "no",
                           "discarded" if c["discarded"] else ("<-" if c["fact_id"] == step["chosen"] else ""))
         console.print(table)
         if step.get("generated"):
             console.print(f"    generated answer: {step['answer']}", highlight=False)
         for v in step["verdicts"]:
             verdict = "valid" if v["valid"] else f"REJECTED ({v['error_type']}, hop {v['failed_hop']})"
-            console.print(f"    critic round {v['round']}: {verdict} {v['explanation'] or ''}", highlight=False)
+            console.print(f"    {v.get('taxonomy') or 'judge'} round {v['round']}: {verdict} {v['explanation'] or ''}",
+                          highlight=False)
     for b in data["backtracks"]:
-        console.print(f"backtrack {b['from_step']} -> {b['to_step']}: {b['reason']}", highlight=False)
+        console.print(f"{b.get('kind') or 'backtrack'} {b['from_step']} -> {b['to_step']}: {b['reason']}",
+                      highlight=False)
     if html_path:
         from kgtool.reason.trace_html import render_trace_html
 
@@ -340,7 +355,13 @@ def eval_mquake(path, scope, k, method, agents, workers, limit, json_out):
     Acc counts a case when any of its questions gets the new answer or an
     alias; Hop-Acc when some question's chain matches every gold hop.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     with _connect() as kg:
         with Progress(TextColumn("answering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

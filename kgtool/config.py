@@ -60,7 +60,6 @@ class Settings:
     # models
     embedder: str = "auto"  # auto | bge-m3 | minilm | <sentence-transformers directory>
     embedding_dim: int = 384
-    reranker: str = "BAAI/bge-reranker-v2-m3"
     # LLM agents (any OpenAI-compatible endpoint)
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
@@ -72,6 +71,13 @@ class Settings:
     gamma: float = 1.5
     top_k: int = 3
     tau_max: int = 2
+    # every method: at most this many recorded steps per answer (ReAgent's default limit)
+    max_steps: int = 25
+    # offline agents: a relation explains a text at this matcher score; a relation read
+    # backwards counts this much; a text mentions a name holding this share of its words
+    offline_fit: float = 0.5
+    offline_reverse_factor: float = 0.75
+    offline_name_coverage: float = 0.8
 
     @property
     def uses_local_server(self) -> bool:

@@ -8,7 +8,8 @@ from click.testing import CliRunner
 
 from kgtool.cli import main
 from kgtool.errors import InputError
-from kgtool.retrieve.hop import HopRetriever, Scope
+from kgtool.core.scope import Scope
+from kgtool.retrieve.hop import HopRetriever
 
 
 def _counts(kg):

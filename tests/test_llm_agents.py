@@ -6,7 +6,7 @@ import json
 import pytest
 
 from kgtool.errors import LLMError
-from kgtool.reason.agents.base import PLACEHOLDER, CandidateFact, ChainLink, Plan, Verdict
+from kgtool.core.types import PLACEHOLDER, CandidateFact, ChainLink, Plan, Verdict
 from kgtool.reason.agents.llm import LLMCritic, LLMGenerator, LLMPlanner, LLMSelector
 from kgtool.reason.prompts import care
 

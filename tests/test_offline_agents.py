@@ -15,7 +15,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from kgtool.reason.agents.base import PLACEHOLDER, CandidateFact, ChainLink  # noqa: E402
+from kgtool.core.types import PLACEHOLDER, CandidateFact, ChainLink  # noqa: E402
 from kgtool.reason.agents.offline import (  # noqa: E402
     OfflineCritic,
     OfflineGenerator,
@@ -25,7 +25,9 @@ from kgtool.reason.agents.offline import (  # noqa: E402
     build_offline_agents,
     first_per_group,
 )
-from kgtool.reason.relmatch import CachedEncoder, RelationMatcher, light_stem, stems_match  # noqa: E402
+from kgtool.models.embed import CachedEmbedder  # noqa: E402
+from kgtool.core.text import light_stem, stems_match  # noqa: E402
+from kgtool.reason.relmatch import RelationMatcher  # noqa: E402
 
 PHRASES = {
     "founded_by": ["founded by", "{} was founded by", "Who founded {}?"],
@@ -179,7 +181,7 @@ def test_cached_encoder_embeds_each_string_once():
             calls.append(list(texts))
             return np.ones((len(texts), 4))
 
-    enc = CachedEncoder(Counting())
+    enc = CachedEmbedder(Counting())
     enc.encode(["a", "b", "a"])
     vecs = enc.encode(["b", "c"])
     assert calls == [["a", "b"], ["c"]]

@@ -16,12 +16,12 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from kgtool.errors import ConfigError, InputError, MissingExtraError
-from kgtool.reason.agents.base import CandidateFact
+from kgtool.core.types import CandidateFact
+from kgtool.core.registry import Registry
 from kgtool.retrieve.scoring import (
     BM25Scorer,
     CrossEncoderScorer,
     RelationSimilarityScorer,
-    ScorerRegistry,
     TokenCoverageScorer,
     _PoolBM25,
     default_registry,
@@ -49,26 +49,26 @@ def pool(sentences):
 def test_default_registry_builds_each_builtin_and_registries_are_independent():
     first, second = default_registry(), default_registry()
     assert first.names() == ["bm25", "cross_encoder", "relation", "token_coverage"]
-    assert isinstance(first.get("bm25", k1=1.2), BM25Scorer)
-    assert first.get("bm25", k1=1.2).k1 == 1.2
-    assert isinstance(first.get("token_coverage"), TokenCoverageScorer)
+    assert isinstance(first.create("bm25", k1=1.2), BM25Scorer)
+    assert first.create("bm25", k1=1.2).k1 == 1.2
+    assert isinstance(first.create("token_coverage"), TokenCoverageScorer)
     # Building the cross-encoder must not load anything yet.
-    assert isinstance(first.get("cross_encoder", model="/nonexistent/model"), CrossEncoderScorer)
+    assert isinstance(first.create("cross_encoder", model="/nonexistent/model"), CrossEncoderScorer)
 
     first.register("constant", lambda: type("C", (), {"score": lambda self, q, c: np.ones(len(c))})())
     assert "constant" in first and "constant" not in second
-    assert list(first.get("constant").score("q", pool(["a", "b"]))) == [1.0, 1.0]
+    assert list(first.create("constant").score("q", pool(["a", "b"]))) == [1.0, 1.0]
 
 
 def test_registry_rejects_duplicates_and_names_known_scorers_on_a_miss():
-    registry = ScorerRegistry()
+    registry = Registry("scorer")
     registry.register("bm25", BM25Scorer)
     with pytest.raises(ConfigError, match="already registered"):
         registry.register("bm25", BM25Scorer)
     registry.register("bm25", TokenCoverageScorer, replace=True)
-    assert isinstance(registry.get("bm25"), TokenCoverageScorer)
-    with pytest.raises(ConfigError, match="nli.*registered scorers: bm25"):
-        registry.get("nli")
+    assert isinstance(registry.create("bm25"), TokenCoverageScorer)
+    with pytest.raises(ConfigError, match="unknown scorer 'nli'; registered: bm25"):
+        registry.create("nli")
 
 
 # -------------------------------------------------------------------- BM25

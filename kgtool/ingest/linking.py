@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
+from kgtool.core.text import _LOOKALIKES, _SPACES, normalize
 from kgtool.errors import InputError, require
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,73 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 NAME_PREFIX = "name:"
 _QID = re.compile(r"^Q[1-9][0-9]*$")
-_SPACES = re.compile(r"\s+")
-
-# Same-length replacements: typographic quotes and dashes look different but
-# mean the same in names. Being one-to-one keeps character offsets valid, so
-# find_mentions can apply it to text before matching.
-_LOOKALIKES = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201a": "'",
-        "\u201b": "'",
-        "\u2032": "'",
-        "`": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u201f": '"',
-        "\u2033": '"',
-        "\u00ab": '"',
-        "\u00bb": '"',
-        "\u2039": "'",
-        "\u203a": "'",
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2012": "-",
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2212": "-",
-        "\u00a0": " ",
-    }
-)
-# Sentence punctuation and quotes around a name are not part of it; brackets
-# and symbols such as '+' or '#' can be ('C++', 'Up (film)'), so they stay.
-_EDGE_CHARS = " \t\r\n\"'.,;:!?\u2026"
-_PAIRS = {"(": ")", "[": "]", "{": "}"}
-
-
-@lru_cache(maxsize=1 << 16)
-def normalize(text: str) -> str:
-    """Normalise a name for comparison: NFKC, unified quotes/dashes, casefold,
-    collapsed whitespace, without surrounding punctuation or quotes.
-
-    >>> normalize('  “Hey   Jude.” ')
-    'hey jude'
-
-    Pure and cached: corpora repeat the same names constantly.
-    """
-    text = unicodedata.normalize("NFKC", text).translate(_LOOKALIKES).casefold()
-    text = _SPACES.sub(" ", text).strip(_EDGE_CHARS)
-    # a name wrapped whole in brackets, e.g. "(Hey Jude)", loses the brackets
-    while len(text) >= 2 and _PAIRS.get(text[0]) == text[-1] and _balanced(text[1:-1]):
-        text = text[1:-1].strip(_EDGE_CHARS)
-    return text
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
-
-
 def is_qid(value: str | None) -> bool:
     return bool(value) and _QID.match(value) is not None
 

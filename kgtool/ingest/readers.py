@@ -52,7 +52,14 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from kgtool.errors import InputError
-from kgtool.ingest.records import BadRecord, BaseFact, Case, EditRecord, GoldHop, ReadResult
+from kgtool.ingest.records import (
+    BadRecord,
+    BaseFact,
+    Case,
+    EditRecord,
+    GoldHop,
+    ReadResult,
+)
 
 MAX_NAME_CHARS = 1_000
 MAX_TEXT_CHARS = 10_000

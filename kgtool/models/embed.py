@@ -14,26 +14,17 @@ Choices, see `get_embedder`:
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Sequence
 
 import numpy as np
 
+from kgtool.core.types import Embedder
 from kgtool.errors import ConfigError, MissingExtraError, require
 
 BGE_M3 = "BAAI/bge-m3"
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    name: str
-
-    @property
-    def dim(self) -> int: ...
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """One L2-normalised float32 row per text, shape (len(texts), dim)."""
-        ...
 
 
 def l2_normalize(matrix: np.ndarray) -> np.ndarray:
@@ -201,16 +192,23 @@ class BGEM3Embedder:
 
 
 class CachedEmbedder:
-    """Wraps an embedder with a per-string cache; unseen strings are encoded in one batch.
+    """An embedder behind a bounded per-string cache; unseen strings are encoded in one batch.
 
-    Relation labels repeat constantly (a corpus has a few hundred distinct ones),
-    so EATR calls the model once per distinct label, not once per edit.
+    Relation labels and question words repeat constantly, so EATR and the
+    offline agents call the model once per distinct string. Rows come back
+    L2-normalised whatever the inner model does. The oldest strings are
+    forgotten past `max_items`; a call never fails because of that, since its
+    rows are assembled before anything is evicted. One lock serialises the
+    inner model's calls, so threads sharing the cache load the model once
+    (its first encode included) and never encode a string twice.
     """
 
-    def __init__(self, inner: Embedder):
+    def __init__(self, inner: Embedder, max_items: int = 200_000):
         self.inner = inner
-        self.name = inner.name
-        self._cache: dict[str, np.ndarray] = {}
+        self.name = getattr(inner, "name", type(inner).__name__)
+        self.max_items = max(1, int(max_items))
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.RLock()
 
     @property
     def dim(self) -> int:
@@ -220,23 +218,28 @@ class CachedEmbedder:
         return len(self._cache)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
         if not texts:
             return _empty(self.dim)
-        self.warm(texts)
-        return np.stack([self._cache[t] for t in texts])
+        with self._lock:
+            found = {t: self._cache.get(t) for t in dict.fromkeys(texts)}
+            unseen = [t for t, v in found.items() if v is None]
+            if unseen:
+                vectors = l2_normalize(np.asarray(self.inner.encode(unseen), dtype=np.float32))
+                found.update(zip(unseen, vectors))
+            for text, vector in found.items():  # refresh recency, then evict the oldest
+                self._cache[text] = vector
+                self._cache.move_to_end(text)
+            while len(self._cache) > self.max_items:
+                self._cache.popitem(last=False)
+        return np.stack([found[t] for t in texts])
 
     def warm(self, texts: Sequence[str]) -> None:
         """Encode and cache every text not cached yet."""
-        unseen = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if unseen:
-            vectors = l2_normalize(self.inner.encode(unseen))
-            for text, vector in zip(unseen, vectors):
-                self._cache[text] = vector
+        self.encode(texts)
 
     def vector(self, text: str) -> np.ndarray:
-        if text not in self._cache:
-            self.warm([text])
-        return self._cache[text]
+        return self.encode([text])[0]
 
 
 def _hub_offline() -> bool:

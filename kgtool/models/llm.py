@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
 from kgtool.config import Settings
+from kgtool.core.types import Usage
 from kgtool.errors import ConfigError, LLMError, require
-from kgtool.reason.agents.base import Usage
 
 log = logging.getLogger(__name__)
 

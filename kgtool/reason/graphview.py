@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import threading
 
+from kgtool.core.scope import Scope
+from kgtool.core.types import CandidateFact
 from kgtool.graph.db import Database
 from kgtool.ingest.linking import Gazetteer
-from kgtool.reason.agents.base import CandidateFact
-from kgtool.retrieve.hop import Scope, read_pools
+from kgtool.retrieve.hop import read_pools
 
 
 class GraphCatalog:

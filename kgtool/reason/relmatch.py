@@ -21,160 +21,15 @@ are cached per string and each text is encoded in one batch call.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Iterable, Protocol, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
-# Function words and question glue. They carry no relation meaning, so they
-# neither count as parts of the question to explain nor as lexical evidence.
-# Kept general English on purpose: no word here is tied to a relation.
-STOPWORDS: frozenset[str] = frozenset(
-    """a an the and or but nor of in on at to for from by with as into onto upon
-    about over under within without through between among per via than then
-    is are was were be been being am do does did done has have had having
-    will would shall should can could may might must
-    it its it's this that these those there here their theirs they them he him
-    his she her hers we our ours you your yours i me my mine one ones
-    what which who whom whose where when why how whats
-    s t also just only very much many some any all each both either neither
-    not no yes so such same other another own
-    if whether while since until though although because
-    thing things something someone somebody anything anyone
-    whereas thus hence""".split()
-)
-
-_WORD = re.compile(r"\w+(?:['’]\w+)*")
-
-# Inflectional and common derivational endings, longest first. Stripping them
-# is enough for phrase matching ("citizenship"/"citizen", "creator"/"created");
-# a full morphological analyser would be overkill for short relation phrases.
-_SUFFIXES: tuple[str, ...] = (
-    "ships", "ship", "hoods", "hood", "ions", "ion",
-    "ments", "ment", "nesses", "ness", "ings", "ing", "ers", "er", "ors", "or",
-    "edly", "ed", "ies", "es", "s", "ly", "al",
-)
-_MIN_STEM = 3
-_MIN_PREFIX = 5
-
-
-def fold(text: str) -> str:
-    """Lowercase and strip accents so spellings of one name meet.
-
-    Length-preserving (one character in, one out), so offsets found in the
-    folded text are valid in the original.
-    """
-    if text.isascii():
-        return text.lower()
-    out = []
-    for ch in text:
-        low = ch.lower()
-        if len(low) != 1:
-            low = ch
-        base = "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))
-        out.append(base.lower() if len(base) == 1 else low)
-    return "".join(out)
-
-
-def light_stem(word: str) -> str:
-    """Strip one inflectional/derivational ending, then normalise a final y."""
-    w = fold(word).replace("’", "'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    w = w.replace("'", "")
-    for suffix in _SUFFIXES:
-        # Some endings need a longer remainder: "nation" is not "nat" + ion,
-        # "author" is not "auth" + or.
-        min_stem = {"ion": 4, "ions": 4, "or": 5, "ors": 5}.get(suffix, _MIN_STEM)
-        if w.endswith(suffix) and len(w) - len(suffix) >= min_stem:
-            if suffix == "ies":
-                w = w[:-3] + "i"
-            elif suffix in ("es",) and not w[:-2].endswith(("s", "x", "z", "ch", "sh")):
-                w = w[:-1]  # "languages" -> "language", not "languag"
-            elif suffix == "s" and w.endswith(("ss", "us", "is")):
-                pass
-            else:
-                w = w[: -len(suffix)]
-            break
-    # Doubled consonant left by -ed/-ing/-er ("planned", "runner").
-    if len(w) > 4 and w[-1] == w[-2] and w[-1] not in "aeiouls":
-        w = w[:-1]
-    if len(w) > 3 and w.endswith("y"):
-        w = w[:-1] + "i"
-    if len(w) > 4 and w.endswith("e"):
-        w = w[:-1]
-    return w
-
-
-def stems_match(a: str, b: str) -> bool:
-    """Equal stems, or one a prefix of the other and long enough to be telling."""
-    if a == b:
-        return True
-    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-    return len(short) >= _MIN_PREFIX and long_.startswith(short) and len(short) / len(long_) >= 0.6
-
-
-@dataclass(frozen=True)
-class Token:
-    text: str
-    stem: str
-    start: int
-    end: int
-    content: bool
-
-
-def tokenize(text: str, exclude: Sequence[tuple[int, int]] = ()) -> list[Token]:
-    """Word tokens with character offsets; tokens inside `exclude` spans are dropped."""
-    out: list[Token] = []
-    for m in _WORD.finditer(text):
-        start, end = m.span()
-        if any(s <= start < e or s < end <= e for s, e in exclude):
-            continue
-        word = m.group(0)
-        low = fold(word)
-        base = low.split("'")[0].split("’")[0]
-        content = base not in STOPWORDS and low not in STOPWORDS and not low.isdigit() and len(base) > 1
-        out.append(Token(word, light_stem(word), start, end, content))
-    return out
-
-
-def content_stems(text: str) -> list[str]:
-    return [t.stem for t in tokenize(text) if t.content]
-
-
-class Embedder(Protocol):
-    def encode(self, texts: list[str]) -> np.ndarray: ...
-
-
-class CachedEncoder:
-    """Per-string vector cache in front of an embedder; misses go in one batch call.
-
-    Rows are assumed L2-normalised by the embedder; they are renormalised
-    anyway so a cosine is a dot product whatever the embedder does.
-    """
-
-    def __init__(self, embedder: Embedder, max_items: int = 200_000):
-        self.embedder = embedder
-        self.max_items = max_items
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self.calls = 0
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if missing:
-            self.calls += 1
-            vecs = np.asarray(self.embedder.encode(list(missing)), dtype=np.float32)
-            norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-            vecs = vecs / np.where(norms == 0, 1.0, norms)
-            for text, vec in zip(missing, vecs):
-                self._cache[text] = vec
-            while len(self._cache) > self.max_items:
-                self._cache.popitem(last=False)
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.stack([self._cache[t] for t in texts])
+from kgtool.core.text import Token, content_stems, stems_match, tokenize
+from kgtool.core.types import Embedder
+from kgtool.models.embed import CachedEmbedder
 
 
 def phrase_core(phrase: str) -> str:
@@ -224,13 +79,13 @@ class RelationMatcher:
 
     def __init__(
         self,
-        embedder: Embedder | CachedEncoder,
+        embedder: Embedder,
         *,
         floor: float = 0.35,
         ceil: float = 0.80,
         max_group: int = 1,
     ):
-        self.encoder = embedder if isinstance(embedder, CachedEncoder) else CachedEncoder(embedder)
+        self.encoder = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)
         self.floor = floor
         self.ceil = ceil
         self.max_group = max_group

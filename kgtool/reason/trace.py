@@ -1,9 +1,10 @@
-"""The trace writer: reasoning state lives in Neo4j while a loop runs.
+"""The trace recorder: reasoning state lives in Neo4j while a method runs.
 
-Runs, steps, scored candidates (with p and N_eff computed in Cypher), choices,
-verdicts, revisions and backtracks are written while a loop runs, and the loops
-read their state back (the current chain for the critic, the next stored
-candidate on reselection) instead of keeping a private copy.
+Runs, steps of any kind, scored candidates (Facts or Passages, with every named
+score, p and N_eff computed in Cypher), choices, verdicts in the method's
+taxonomy, revisions of any kind and backtracks are written while a method runs,
+and the methods read their state back (the current chain for a critic, the
+next stored candidate on reselection) instead of keeping a private copy.
 """
 from __future__ import annotations
 
@@ -11,12 +12,16 @@ import hashlib
 import json
 import uuid
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Sequence
 
+from kgtool.core.types import CandidateFact, Usage, Verdict
 from kgtool.graph.db import Database
-from kgtool.reason.agents.base import CandidateFact, Judgement, Verdict
+from kgtool.reason.taxonomy import check
 from kgtool.retrieve.hop import candidate_from_row
 
 EPS = 1e-6
+REVISION_KINDS = ("reselect", "fallback", "local_rollback", "global_rollback", "plan_revision")
 
 
 def new_id(prefix: str) -> str:
@@ -34,94 +39,105 @@ class StepRecord:
     state: str
 
 
-class TraceWriter:
-    """Write and read one run's trace inside the caller's session."""
+def candidate_row(candidate: Any, *, score: float | None = None, passes: bool = True,
+                  extra_scores: dict[str, float] | None = None) -> dict:
+    """A Fact or Passage candidate as `hop/record_step` takes it.
 
-    def __init__(self, db: Database, session):
+    `score` is the value p and N_eff are computed from (default: the
+    candidate's own ranking score); every named score the candidate carries
+    is stored beside it.
+    """
+    scores = {k: float(v) for k, v in {**candidate.scores, **(extra_scores or {})}.items() if v is not None}
+    return {"id": candidate.id, "kind": candidate.kind, "rank": candidate.rank,
+            "score": float(candidate.score if score is None else score), "passes": bool(passes), "scores": scores}
+
+
+class TraceRecorder:
+    """Write and read one run's trace inside the answer's session."""
+
+    def __init__(self, db: Database, session, taxonomy: type[StrEnum] | None = None):
         self.db = db
         self.session = session
+        self.taxonomy = taxonomy
+        self.run_id: str | None = None
 
-    def _write(self, name: str, **params) -> list[dict]:
+    def _run(self, name: str, **params) -> list[dict]:
         return self.db.run_in(self.session, name, **params)
 
-    def _read(self, name: str, **params) -> list[dict]:
-        return self.db.run_in(self.session, name, **params)
-
-    def start_run(self, question: str, method: str, agents: str, scope: str, settings: dict) -> str:
-        run_id = new_id("run")
-        self._write("trace/start_run", run_id=run_id, question_id=question_id(question), question=question,
-                    method=method, agents=agents, scope=scope, settings=json.dumps(settings, default=str))
-        return run_id
-
-    def record_step(self, run_id: str, *, hop: int, attempt: int, query: str, entity_id: str | None, entity: str,
-                    gamma: float, prev_step_id: str | None, candidates: list[CandidateFact],
-                    judgements: list[Judgement], chosen: CandidateFact | None, answer_id: str | None,
-                    answer: str | None, generated: bool) -> StepRecord:
-        """Write one hop now (one statement); see `step_row` and `record_steps` for several."""
-        row = self.step_row(hop=hop, attempt=attempt, query=query, entity_id=entity_id, entity=entity, gamma=gamma,
-                            prev_step_id=prev_step_id, candidates=candidates, judgements=judgements, chosen=chosen,
-                            answer_id=answer_id, answer=answer, generated=generated)
-        return self.record_steps(run_id, [row])[0]
+    def start_run(self, question: str, method: str, agents: str, scope, settings: dict, config: dict) -> str:
+        self.run_id = new_id("run")
+        self._run("trace/start_run", run_id=self.run_id, question_id=question_id(question), question=question,
+                  method=method, agents=agents, scope=scope.label(), perturbation=scope.perturbation,
+                  settings=json.dumps(settings, default=str), config=json.dumps(config, default=str))
+        return self.run_id
 
     @staticmethod
-    def step_row(*, hop: int, attempt: int, query: str, entity_id: str | None, entity: str, gamma: float,
-                 prev_step_id: str | None, candidates: list[CandidateFact], judgements: list[Judgement],
-                 chosen: CandidateFact | None, answer_id: str | None, answer: str | None, generated: bool) -> dict:
-        """One hop as `hop/record_step` takes it, with a new step id (`row["id"]`)."""
+    def step_row(*, hop: int, query: str, candidates: Sequence[dict], gamma: float, kind: str = "hop",
+                 attempt: int = 0, entity_id: str | None = None, entity: str = "", prev_step_id: str | None = None,
+                 chosen: Any = None, answer_id: str | None = None, answer: str | None = None,
+                 generated: bool = False) -> dict:
+        """One step as `hop/record_step` takes it, with a new step id (`row["id"]`).
+
+        `candidates` are `candidate_row` maps; `chosen` is the chosen Fact or
+        Passage candidate, or None.
+        """
         return {
-            "id": new_id("step"), "hop": hop, "attempt": attempt, "query": query, "entity_id": entity_id,
-            "entity": entity, "gamma": gamma, "prev_step_id": prev_step_id,
-            "candidates": [
-                {"fact_id": cand.fact_id, "rank": cand.rank, "score": float(judgement.score),
-                 "bm25": cand.scores.get("bm25"), "relation_sim": cand.scores.get("relation"),
-                 "selector": float(judgement.score), "passes": bool(judgement.passes)}
-                for cand, judgement in zip(candidates, judgements)
-            ],
-            "chosen_fact_id": chosen.fact_id if chosen else None, "answer_id": answer_id, "answer": answer,
+            "id": new_id("step"), "kind": kind, "hop": hop, "attempt": attempt, "query": query,
+            "entity_id": entity_id, "entity": entity, "gamma": gamma, "prev_step_id": prev_step_id,
+            "candidates": list(candidates), "chosen_id": chosen.id if chosen is not None else None,
+            "chosen_kind": chosen.kind if chosen is not None else None, "answer_id": answer_id, "answer": answer,
             "generated": generated,
         }
 
-    def record_steps(self, run_id: str, rows: list[dict]) -> list[StepRecord]:
-        """Write consecutive hops in one statement; N_eff and state come back per step, in order."""
+    def record_steps(self, rows: list[dict]) -> list[StepRecord]:
+        """Write consecutive steps in one statement; N_eff and state come back per step, in order."""
         if not rows:
             return []
-        out = self._write("hop/record_step", run_id=run_id, steps=rows, eps=EPS)
+        out = self._run("hop/record_step", run_id=self.run_id, steps=rows, eps=EPS)
         return [StepRecord(r["step_id"], r["neff"], r["state"]) for r in out]
 
-    def revise(self, *, old_step_id: str, from_step_id: str, prev_step_id: str | None, reason: str) -> str:
+    def revise(self, *, old_step_id: str, from_step_id: str, prev_step_id: str | None, kind: str,
+               reason: str) -> str:
+        """Open a revision of a step (its pool carried over, its choice discarded)."""
+        if kind not in REVISION_KINDS:
+            raise ValueError(f"revision kind {kind!r} is not one of {REVISION_KINDS}")
         new_step_id = new_id("step")
-        self._write("hop/revise_step", old_step_id=old_step_id, new_step_id=new_step_id,
-                    from_step_id=from_step_id, prev_step_id=prev_step_id, reason=reason)
+        self._run("hop/revise_step", old_step_id=old_step_id, new_step_id=new_step_id, from_step_id=from_step_id,
+                  prev_step_id=prev_step_id, kind=kind, reason=reason[:500])
         return new_step_id
 
     def next_candidate(self, step_id: str) -> CandidateFact | None:
-        rows = self._read("hop/next_candidate", step_id=step_id)
+        rows = self._run("hop/next_candidate", step_id=step_id)
         return candidate_from_row(rows[0]) if rows else None
 
-    def set_answer(self, step_id: str, *, chosen: CandidateFact | None, answer_id: str | None,
-                   answer: str | None, generated: bool) -> None:
-        self._write("hop/set_answer", step_id=step_id, chosen_fact_id=chosen.fact_id if chosen else None,
-                    answer_id=answer_id, answer=answer, generated=generated)
+    def set_answer(self, step_id: str, *, chosen: Any, answer_id: str | None, answer: str | None,
+                   generated: bool) -> None:
+        self._run("hop/set_answer", step_id=step_id, chosen_fact_id=chosen.id if chosen is not None else None,
+                  answer_id=answer_id, answer=answer, generated=generated)
 
     def chain(self, step_ids: list[str]) -> list[dict]:
-        return self._read("trace/chain", step_ids=step_ids)
+        return self._run("trace/chain", step_ids=step_ids)
 
-    def verdict(self, run_id: str, step_id: str | None, verdict: Verdict, round_: int,
-                finish: dict | None = None) -> str:
-        """Record a critic verdict; `finish` (see `finish_fields`) also closes the run."""
+    def verdict(self, step_id: str | None, verdict: Verdict, round_: int, finish: dict | None = None) -> str:
+        """Record a verdict in the method's taxonomy; `finish` (see `finish_fields`) also closes the run."""
         verdict_id = new_id("verdict")
-        self._write("trace/record_verdict", run_id=run_id, verdict_id=verdict_id, step_id=step_id,
-                    valid=verdict.valid, error_type=verdict.error_type, failed_hop=verdict.failed_hop,
-                    explanation=verdict.explanation, round=round_, finish=finish)
+        self._run("trace/record_verdict", run_id=self.run_id, verdict_id=verdict_id, step_id=step_id,
+                  valid=verdict.valid, taxonomy=self.taxonomy.__name__ if self.taxonomy else None,
+                  error_type=check(self.taxonomy, verdict.error_type), failed_hop=verdict.failed_hop,
+                  explanation=verdict.explanation, guidance=verdict.guidance or None, round=round_, finish=finish)
         return verdict_id
 
+    def finish(self, finish: dict) -> None:
+        """Close the run without a verdict."""
+        self._run("trace/finish_run", run_id=self.run_id, finish=finish)
+
     @staticmethod
-    def finish_fields(*, answer: str | None, answer_id: str | None, status: str, latency_ms: float, usage,
-                      backtracks: int, chain_step_ids: list[str]) -> dict:
-        return {"answer": answer, "answer_id": answer_id, "status": status, "latency_ms": latency_ms,
-                "tokens": usage.tokens, "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens, "llm_calls": usage.calls, "backtracks": backtracks,
-                "chain_step_ids": chain_step_ids}
+    def finish_fields(*, answer: str | None, answer_id: str | None, status: str, latency_ms: float, load_ms: float,
+                      usage: Usage, backtracks: int, chain_step_ids: list[str], error: str | None = None) -> dict:
+        return {"answer": answer, "answer_id": answer_id, "status": status, "error": error,
+                "latency_ms": latency_ms, "load_ms": load_ms, "tokens": usage.tokens,
+                "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+                "llm_calls": usage.calls, "backtracks": backtracks, "chain_step_ids": chain_step_ids}
 
 
 def load_trace(db: Database, run_id: str) -> dict | None:
@@ -132,9 +148,14 @@ def load_trace(db: Database, run_id: str) -> dict | None:
     run, steps = rows[0]["run"], rows[0]["steps"]
     backtracks = []
     for step in steps:
+        # best first, as the step ranked them (a revision keeps the ranks of its pool)
         step["candidates"] = sorted(step["candidates"], key=lambda c: (c["rank"] or 0))
+        for cand in step["candidates"]:
+            cand["scores"] = {k: v for k, v in (cand["scores"] or {}).items()
+                              if k not in ("rank", "score", "p", "passes", "discarded")}
         for link in step.pop("backtrack_to") or []:
-            backtracks.append({"from_step": step["id"], "to_step": link["to_step"], "reason": link["reason"]})
+            backtracks.append({"from_step": step["id"], "to_step": link["to_step"], "kind": link["kind"],
+                               "reason": link["reason"]})
         for verdict in step["verdicts"]:
             verdict.setdefault("failed_hop", None)
     steps.sort(key=lambda s: (s["hop"], s["attempt"]))

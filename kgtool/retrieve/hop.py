@@ -7,60 +7,16 @@ N_eff (`hop/record_step`, see kgtool.reason.trace).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
+from kgtool.core.registry import Registry
+from kgtool.core.scope import Scope
+from kgtool.core.types import CandidateFact
 from kgtool.errors import ConfigError
 from kgtool.graph.db import Database
-from kgtool.reason.agents.base import CandidateFact
-from kgtool.retrieve.scoring import ScorerRegistry, default_registry
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Which edits are in force: every edit (the default), or those of some cases or batches.
-
-    Base (pre-edit) facts are always in force unless an in-scope edit supersedes
-    them, so 1-edited, k-edited and all-edited stores need no re-ingestion.
-    """
-
-    cases: tuple[str, ...] | None = None
-    batches: tuple[str, ...] | None = None
-
-    @classmethod
-    def parse(cls, value: Any) -> "Scope":
-        if value is None or value == "all":
-            return cls()
-        if isinstance(value, Scope):
-            return value
-        if isinstance(value, dict):
-            unknown = set(value) - {"cases", "batches"}
-            if unknown:
-                raise ConfigError(f"scope keys must be 'cases' and/or 'batches', got {sorted(unknown)}")
-            return cls(_strs(value.get("cases")), _strs(value.get("batches")))
-        if isinstance(value, (list, tuple, set)):
-            return cls(cases=_strs(value))
-        raise ConfigError(f"scope must be 'all', a list of case ids or {{'cases': [...], 'batches': [...]}}; got {value!r}")
-
-    def params(self) -> dict:
-        return {"cases": list(self.cases) if self.cases is not None else None,
-                "batches": list(self.batches) if self.batches is not None else None}
-
-    def label(self) -> str:
-        if self.cases is None and self.batches is None:
-            return "all"
-        parts = []
-        if self.cases is not None:
-            parts.append(f"cases={','.join(self.cases[:5])}{'...' if len(self.cases) > 5 else ''}")
-        if self.batches is not None:
-            parts.append(f"batches={','.join(self.batches)}")
-        return ";".join(parts)
-
-
-def _strs(values: Iterable | None) -> tuple[str, ...] | None:
-    return None if values is None else tuple(str(v) for v in values)
+from kgtool.retrieve.scoring import default_registry
 
 
 def candidate_from_row(row: dict) -> CandidateFact:
@@ -104,19 +60,19 @@ def read_pool(db: Database, session, entity_id: str, scope: Scope, memo: dict | 
             return facts
         memo[entity_id] = facts
     # copies: ranking sets rank and scores on the candidates
-    return [CandidateFact(**vars(c)) for c in memo[entity_id]]
+    return [c.copy() for c in memo[entity_id]]
 
 
 class HopRetriever:
     """Read a pool with Cypher and rank it with named scorers (BM25 by default, as CARE)."""
 
     def __init__(self, db: Database, *, scorers: Sequence[str] = ("bm25",), weights: Sequence[float] | None = None,
-                 registry: ScorerRegistry | None = None, scorer_options: dict[str, dict] | None = None):
+                 registry: Registry | None = None, scorer_options: dict[str, dict] | None = None):
         self.db = db
         registry = registry or default_registry()
         options = scorer_options or {}
         self.scorer_names = tuple(scorers)
-        self.scorers = {name: registry.get(name, **options.get(name, {})) for name in scorers}
+        self.scorers = {name: registry.create(name, **options.get(name, {})) for name in scorers}
         self.weights = tuple(weights) if weights is not None else (1.0,) * len(scorers)
         if len(self.weights) != len(self.scorers):
             raise ConfigError("give one weight per scorer")

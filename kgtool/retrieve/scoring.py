@@ -16,42 +16,23 @@ another. Heavy model packages are imported only when a scorer first needs them.
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from kgtool.core.registry import Registry
+from kgtool.core.text import words
+from kgtool.core.types import Embedder
 from kgtool.errors import ConfigError, InputError, KgToolError, require
+
 
 # Small on purpose: question words and glue words that appear in nearly every
 # hop query ("Who is the ... of ...") and would otherwise match every sentence.
-STOPWORDS: frozenset[str] = frozenset(
-    """a an the and or but of in on at to for from by with as is are was were be
-    been being am do does did has have had it its this that these those there
-    what which who whom whose where when why how s""".split()
-)
-
-_WORD = re.compile(r"\w+")
-
-
 def tokenize(text: str | None, *, drop_stopwords: bool = True) -> list[str]:
-    """Lowercased unicode word tokens, accents folded, stopwords optionally dropped."""
-    if not text:
-        return []
-    text = text.lower()
-    if not text.isascii():
-        # Fold accents so "Beyoncé" and "Beyonce" share a token; names in the
-        # graph and in questions are not spelled consistently.
-        text = "".join(
-            ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)
-        )
-    tokens = _WORD.findall(text)
-    if drop_stopwords:
-        tokens = [t for t in tokens if t not in STOPWORDS]
-    return tokens
+    """The words lexical scorers index (kgtool.core.text.words)."""
+    return words(text, drop_stopwords=drop_stopwords)
 
 
 def field_of(candidate: Any, name: str, default: Any = "") -> Any:
@@ -65,40 +46,6 @@ def field_of(candidate: Any, name: str, default: Any = "") -> Any:
 
 class Scorer(Protocol):
     def score(self, query: str, candidates: Sequence[Any]) -> np.ndarray: ...
-
-
-ScorerFactory = Callable[..., Scorer]
-
-
-class ScorerRegistry:
-    """Scorer factories by name; `get` builds a scorer from keyword settings."""
-
-    def __init__(self) -> None:
-        self._factories: dict[str, ScorerFactory] = {}
-
-    def register(self, name: str, factory: ScorerFactory, *, replace: bool = False) -> ScorerFactory:
-        if not replace and name in self._factories:
-            raise ConfigError(
-                f"a scorer named {name!r} is already registered; pick another name "
-                "or pass replace=True"
-            )
-        self._factories[name] = factory
-        return factory
-
-    def get(self, name: str, **kwargs: Any) -> Scorer:
-        try:
-            factory = self._factories[name]
-        except KeyError:
-            raise ConfigError(
-                f"unknown scorer {name!r}; registered scorers: {', '.join(self.names()) or 'none'}"
-            ) from None
-        return factory(**kwargs)
-
-    def names(self) -> list[str]:
-        return sorted(self._factories)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._factories
 
 
 # --------------------------------------------------------------------------- BM25
@@ -183,10 +130,6 @@ class BM25Scorer:
 
 
 # ----------------------------------------------------------- relation similarity
-
-
-class Embedder(Protocol):
-    def encode(self, texts: list[str]) -> np.ndarray: ...
 
 
 class RelationSimilarityScorer:
@@ -384,11 +327,16 @@ def sufficiency(scores: Sequence[float] | np.ndarray, eps: float = 1e-6) -> tupl
 # ---------------------------------------------------------------------- registry
 
 
-def default_registry() -> ScorerRegistry:
-    """A fresh registry holding the built-in scorers."""
-    registry = ScorerRegistry()
-    registry.register("bm25", BM25Scorer)
-    registry.register("relation", RelationSimilarityScorer)
-    registry.register("token_coverage", TokenCoverageScorer)
-    registry.register("cross_encoder", CrossEncoderScorer)
-    return registry
+SCORERS = Registry("scorer")
+SCORERS.register("bm25", BM25Scorer, description="BM25 over the candidate's evidence sentence (CARE's selector pool)")
+SCORERS.register("relation", RelationSimilarityScorer,
+                 description="max cosine between the candidate's relation and the query's relation variants")
+SCORERS.register("token_coverage", TokenCoverageScorer,
+                 description="share of a mention's tokens found in the candidate entity's name (C2RAG S_tok)")
+SCORERS.register("cross_encoder", CrossEncoderScorer,
+                 description="bge-reranker-v2-m3 (FlagEmbedding) relevance of the candidate to the query")
+
+
+def default_registry() -> Registry:
+    """A fresh copy of the built-in scorers: what one registers there stays there."""
+    return SCORERS.copy()

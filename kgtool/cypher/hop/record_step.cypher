@@ -1,20 +1,21 @@
-// Record hops of a run: each Step, its scored candidates with p (C2RAG Eq. 7)
-// and N_eff (Eq. 8) computed here, the resolved/unresolved decision at gamma,
-// and the chosen fact (or a generated answer when no candidate survived).
+// Record steps of a run (any method): each Step, its scored candidates (Facts or
+// Passages) with p (C2RAG Eq. 7) and N_eff (Eq. 8) computed here, the
+// resolved/unresolved decision at gamma, and what the step chose.
 //   p_c   = (z_c - min_k z_k + eps) / sum_j (z_j - min_k z_k + eps)
 //   N_eff = 1 / sum_c p_c^2          resolved iff N_eff <= gamma
-// $steps holds one hop or several consecutive ones (the CARE loop writes a
-// critic round's hops together, just before the critic reads them back); a
-// step's prev_step_id may name a step earlier in the same list.
+// $steps holds one step or several consecutive ones (CARE writes a critic round's
+// hops together, just before the critic reads them back); a step's prev_step_id
+// may name a step earlier in the same list. Each candidate's named scores
+// (bm25, relation, selector, ...) become properties of its CANDIDATE link.
 // params: $run_id, $eps,
-//         $steps (list of {id, hop, attempt, query, entity_id, entity, gamma, prev_step_id,
-//                 candidates: list of {fact_id, rank, score, bm25, relation_sim, selector, passes},
-//                 chosen_fact_id, answer_id, answer, generated})
+//         $steps (list of {id, kind, hop, attempt, query, entity_id, entity, gamma, prev_step_id,
+//                 candidates: list of {id, kind ('fact'|'passage'), rank, score, passes, scores: map},
+//                 chosen_id, chosen_kind, answer_id, answer, generated})
 // returns: step_id, neff, state, p (one row per step, in the order given)
 MATCH (run:Run {id: $run_id})
 UNWIND range(0, size($steps) - 1) AS i
 WITH run, i, $steps[i] AS st
-CREATE (s:Step {id: st.id, hop: st.hop, attempt: st.attempt, query: st.query,
+CREATE (s:Step {id: st.id, kind: st.kind, hop: st.hop, attempt: st.attempt, query: st.query,
                 entity_id: st.entity_id, entity: st.entity, gamma: st.gamma,
                 answer_id: st.answer_id, answer: st.answer, generated: st.generated, created_at: datetime()})
 CREATE (run)-[:HAS_STEP]->(s)
@@ -29,14 +30,18 @@ SET s.neff = neff,
 WITH i, st, s, scored, neff
 CALL (s, scored) {
   UNWIND scored AS c
-  MATCH (f:Fact {id: c.fact_id})
-  CREATE (s)-[r:CANDIDATE]->(f)
-  SET r.rank = c.rank, r.score = c.score, r.p = c.p, r.bm25 = c.bm25, r.relation_sim = c.relation_sim,
-      r.selector = c.selector, r.passes = c.passes, r.discarded = false
+  OPTIONAL MATCH (f:Fact {id: c.id}) WHERE c.kind = 'fact'
+  OPTIONAL MATCH (p:Passage {id: c.id}) WHERE c.kind = 'passage'
+  WITH s, c, coalesce(f, p) AS target WHERE target IS NOT NULL
+  CREATE (s)-[r:CANDIDATE]->(target)
+  SET r += c.scores
+  SET r.rank = c.rank, r.score = c.score, r.p = c.p, r.passes = c.passes, r.discarded = false
 }
 CALL (s, st) {
-  MATCH (f:Fact {id: st.chosen_fact_id})
-  CREATE (s)-[:CHOSE]->(f)
+  OPTIONAL MATCH (f:Fact {id: st.chosen_id}) WHERE st.chosen_kind = 'fact'
+  OPTIONAL MATCH (p:Passage {id: st.chosen_id}) WHERE st.chosen_kind = 'passage'
+  WITH s, coalesce(f, p) AS target WHERE target IS NOT NULL
+  CREATE (s)-[:CHOSE]->(target)
 }
 // ORDER BY takes in every row before it passes one on, so all the steps of the
 // list exist before the NEXT links are made: a NEXT can point within the list

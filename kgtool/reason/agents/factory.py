@@ -1,22 +1,38 @@
-"""Build an agent family (`offline` or `llm`) for one answer."""
+"""The agent families (`offline`, `llm`), registered by name.
+
+A family's factory builds the roles for one answer from the KnowledgeGraph's
+shared models, the answer's scope and its pool memo; config keys are the
+factory's keyword arguments.
+"""
 from __future__ import annotations
 
-from kgtool.errors import ConfigError
-from kgtool.reason.care import AgentSet
+from kgtool.core.registry import Registry
+from kgtool.reason.agents.base import AgentSet
+
+AGENTS = Registry("agent family")
 
 
-def build_agents(kind: str, kg, scope, memo: dict | None = None) -> AgentSet:
-    if kind == "offline":
-        from kgtool.reason.agents.offline import build_offline_agents
-        from kgtool.reason.graphview import GraphView
+@AGENTS.register("offline", description="no LLM: graph-guided relation-path planning, MiniLM relation matching, "
+                                        "structural checks")
+def offline_agents(kg, scope, memo: dict | None = None) -> AgentSet:
+    from kgtool.reason.agents.offline import Thresholds, build_offline_agents
+    from kgtool.reason.graphview import GraphView
 
-        view = GraphView(kg.db, kg.catalog, scope, memo)
-        agents = build_offline_agents(view, kg.matcher)
-        return AgentSet("offline", agents.planner, agents.selector, agents.critic, agents.generator, view=view)
-    if kind == "llm":
-        from kgtool.reason.agents.llm import LLMCritic, LLMGenerator, LLMPlanner, LLMSelector
+    view = GraphView(kg.db, kg.catalog, scope, memo)
+    agents = build_offline_agents(view, kg.matcher, thresholds=Thresholds.from_settings(kg.settings))
+    return AgentSet("offline", agents.planner, agents.selector, agents.critic, agents.generator, view=view)
 
-        client = kg.llm_client
-        return AgentSet("llm", LLMPlanner(client), LLMSelector(client), LLMCritic(client), LLMGenerator(client),
-                        usage_source=client)
-    raise ConfigError(f"unknown agents {kind!r}; use 'offline' or 'llm'")
+
+@AGENTS.register("llm", description="any OpenAI-compatible endpoint: the papers' role prompts, JSON validated, "
+                                    "cached, metered")
+def llm_agents(kg, scope, memo: dict | None = None) -> AgentSet:
+    from kgtool.reason.agents.llm import (
+        LLMCritic,
+        LLMGenerator,
+        LLMPlanner,
+        LLMSelector,
+    )
+
+    client = kg.llm_client
+    return AgentSet("llm", LLMPlanner(client), LLMSelector(client), LLMCritic(client), LLMGenerator(client),
+                    usage_source=client)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from kgtool.config import Settings
+from kgtool.core.types import CandidateFact, ChainLink, Judgement, Plan, Usage, Verdict
 from kgtool.models.llm import LLMClient
-from kgtool.reason.agents.base import CandidateFact, ChainLink, Judgement, Plan, Usage, Verdict
 from kgtool.reason.prompts import care
 from kgtool.reason.prompts.care import PromptSpec
 

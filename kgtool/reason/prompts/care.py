@@ -18,12 +18,20 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
-from kgtool.reason.agents.base import PLACEHOLDER, CandidateFact, ChainLink, Judgement, Plan, Verdict
+from kgtool.core.types import (
+    PLACEHOLDER,
+    CandidateFact,
+    ChainLink,
+    Judgement,
+    Plan,
+    Verdict,
+)
+from kgtool.reason.taxonomy import CareError
 
 T = TypeVar("T")
 
 ROLES = ("planner", "selector", "critic", "generator")
-ERROR_TYPES = ("local_relevance", "bridge_continuity", "grounding", "final_deduction")
+ERROR_TYPES = tuple(e.value for e in CareError)
 MAX_SUBQUESTIONS = 10
 
 _ROLE_LINE = re.compile(r"^ROLE:\s*(\w+)")

@@ -1,0 +1,204 @@
+"""What the offline agents share: the graph view they read, relation profiles, mention tests."""
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence
+
+from kgtool.core.text import fold, normalise_label, tokenize
+from kgtool.core.text import relation_key as core_relation_key
+from kgtool.core.types import (
+    PLACEHOLDER,
+    CandidateFact,
+    Plan,
+)
+from kgtool.reason.relmatch import RelationMatcher, RelationProfile, TextAnalysis
+
+Mention = tuple[int, int, str, str]  # (start, end, entity_id, surface)
+
+
+class GraphView(Protocol):
+    """The slice of the graph the offline agents may read (one edit scope)."""
+
+    def neighborhoods(self, entity_ids: Sequence[str], per_group: int) -> dict[str, list[CandidateFact]]:
+        """1-hop facts of several entities, both directions (`direction` tells which);
+        may keep only per_group facts per (relation, direction), since facts of one
+        group are alike to the planner."""
+        ...
+
+    def link_mentions(self, text: str) -> list[Mention]:
+        """Entity names/aliases found in text, longest non-overlapping first."""
+        ...
+
+    def entity_name(self, entity_id: str) -> str: ...
+
+    def relation_phrases(self, relation_key: str) -> list[str]:
+        """Label plus corpus phrasings; phrasings may carry a "{}" entity slot."""
+        ...
+
+
+def relation_key(fact: CandidateFact) -> str:
+    """The key a fact's relation is known by (kgtool.core.text.relation_key)."""
+    return core_relation_key(fact.relation, fact.relation_id)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The offline agents' cut-offs, shared by every role (settings of the same names)."""
+
+    fit: float = 0.5  # a relation explains a text at or above this matcher score
+    same_relation: float = 0.80  # two relations count as one at this similarity (CARE's delta_rel)
+    reverse_factor: float = 0.75  # a relation read against its direction counts for this much
+    name_coverage: float = 0.8  # share of a name's words a text must hold to mention it
+
+    @classmethod
+    def from_settings(cls, settings) -> "Thresholds":
+        return cls(settings.offline_fit, settings.delta_rel, settings.offline_reverse_factor,
+                   settings.offline_name_coverage)
+
+
+def first_per_group(facts: Sequence[CandidateFact], per_group: int) -> list[CandidateFact]:
+    """The first per_group facts of each (relation, direction): what `neighborhoods` may return."""
+    taken: dict[tuple[str, str], int] = {}
+    out = []
+    for fact in facts:
+        group = (relation_key(fact), fact.direction)
+        if taken.get(group, 0) < per_group:
+            taken[group] = taken.get(group, 0) + 1
+            out.append(fact)
+    return out
+
+
+def same_name(a: str | None, b: str | None) -> bool:
+    return a is not None and b is not None and normalise_label(a) == normalise_label(b)
+
+
+@dataclass
+class OfflinePlan(Plan):
+    """A plan that also says which relation (and direction) each hop should follow.
+
+    `entities`/`facts` are the path the planner found; the loop does not have
+    to follow it (the selector re-decides each hop), but it explains the plan.
+    """
+
+    entities: list[str] = field(default_factory=list)  # planned answer id per hop
+    facts: list[str] = field(default_factory=list)  # planned fact id per hop
+    scores: list[float] = field(default_factory=list)  # question coverage won by each hop
+    explained: list[list[str]] = field(default_factory=list)  # question words each hop accounts for
+    score: float = 0.0  # the path's total score
+    unexplained: list[str] = field(default_factory=list)  # question words no hop accounts for
+
+
+# ---------------------------------------------------------------------------
+# shared helpers
+
+
+class _Profiles:
+    """Relation profiles built from a GraphView's phrases, keyed by relation key."""
+
+    def __init__(self, graph: GraphView | None, matcher: RelationMatcher):
+        self.graph = graph
+        self.matcher = matcher
+        self._phrases: dict[str, list[str]] = {}  # the graph is asked once per relation
+
+    def of(self, key: str, label: str = "") -> RelationProfile:
+        phrases: list[str] = []
+        if self.graph is not None:
+            if key not in self._phrases:
+                self._phrases[key] = list(self.graph.relation_phrases(key))
+            phrases = self._phrases[key]
+        if label and not any(normalise_label(p) == normalise_label(label) for p in phrases):
+            phrases = [label, *phrases]
+        return self.matcher.profile(key, phrases or [label or key])
+
+    def of_fact(self, fact: CandidateFact) -> RelationProfile:
+        return self.of(relation_key(fact), fact.relation)
+
+
+def _name_spans(text: str, names: Sequence[str]) -> list[tuple[int, int]]:
+    """Character spans where any of the names occurs as whole words (case/accents folded)."""
+    low = fold(text)
+    spans: list[tuple[int, int]] = []
+    for name in names:
+        n = fold(name).strip()
+        if not n:
+            continue
+        for m in re.finditer(r"(?<!\w)" + re.escape(n) + r"(?!\w)", low):
+            spans.append(m.span())
+    return spans
+
+
+def _token_coverage(name: str, text: str) -> float:
+    """Share of a name's word tokens that occur in the text."""
+    name_toks = {t.text.lower() for t in tokenize(fold(name))}
+    if not name_toks:
+        return 0.0
+    text_toks = {t.text.lower() for t in tokenize(fold(text))}
+    return len(name_toks & text_toks) / len(name_toks)
+
+
+class _Mentions:
+    """Does a text mention an entity? By its name first, then alias-aware through the graph.
+
+    The plain name search is tried first because it is cheap and usually
+    enough; the graph's linker (which knows aliases) is asked only when the
+    name is not there, and its answers are remembered per text.
+    """
+
+    def __init__(self, graph: GraphView | None, cache_size: int = 4096):
+        self.graph = graph
+        self.cache_size = cache_size
+        self._linked: OrderedDict[str, list[Mention]] = OrderedDict()
+
+    def linked(self, text: str) -> list[Mention]:
+        if self.graph is None:
+            return []
+        found = self._linked.get(text)
+        if found is None:
+            found = list(self.graph.link_mentions(text))
+            self._linked[text] = found
+            if len(self._linked) > self.cache_size:
+                self._linked.popitem(last=False)
+        return found
+
+    def spans(self, text: str, entity_id: str | None, name: str | None) -> list[tuple[int, int]]:
+        spans = _name_spans(text, [name]) if name else []
+        if not spans and entity_id:
+            spans = [(s, e) for s, e, eid, _ in self.linked(text) if eid == entity_id]
+        return spans
+
+    def support(self, text: str, entity_id: str | None, name: str | None) -> float:
+        """1.0 when the entity is named in the text, else the name's token coverage."""
+        if self.spans(text, entity_id, name):
+            return 1.0
+        return _token_coverage(name, text) if name else 0.0
+
+
+def _placeholder_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(re.escape(PLACEHOLDER), text)]
+
+
+def _endpoints(fact: CandidateFact) -> tuple[tuple[str, str], tuple[str, str]]:
+    """((id, name) the hop starts from, (id, name) it leads to)."""
+    if fact.direction == "in":
+        return (fact.tail_id, fact.tail), (fact.head_id, fact.head)
+    return (fact.head_id, fact.head), (fact.tail_id, fact.tail)
+
+def _subquestion_analysis(
+    matcher: RelationMatcher,
+    mentions: _Mentions,
+    subquestion: str,
+    entity: str,
+    candidates: Sequence[CandidateFact] = (),
+) -> TextAnalysis:
+    """The sub-question's own wording: the entity and the placeholder cut out."""
+    names = {entity}
+    for c in candidates:
+        (sid, sname), _ = _endpoints(c)
+        if entity in (sid, sname):
+            names.add(sname)
+    spans = _placeholder_spans(subquestion)
+    for name in names:
+        spans += mentions.spans(subquestion, entity if name == entity else None, name)
+    return matcher.analyse(subquestion, exclude=spans)

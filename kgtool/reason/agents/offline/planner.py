@@ -1,0 +1,362 @@
+"""The offline planner: a beam search over the graph for the relation path the question describes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from kgtool.core.types import (
+    PLACEHOLDER,
+    CandidateFact,
+)
+from kgtool.reason.agents.offline.common import (
+    GraphView,
+    Mention,
+    OfflinePlan,
+    Thresholds,
+    _endpoints,
+    _Profiles,
+    relation_key,
+)
+from kgtool.reason.relmatch import (
+    RelationMatcher,
+    RelationProfile,
+    TextAnalysis,
+)
+
+
+@dataclass
+class _Hop:
+    fact: CandidateFact
+    key: str
+    direction: str
+    scores: np.ndarray  # this hop's per-token explanation scores (direction applied)
+    silent: bool  # crossed without explaining any part of the question
+
+
+@dataclass
+class _State:
+    entity_id: str
+    hops: tuple[_Hop, ...]
+    visited: frozenset[str]
+    best: np.ndarray  # best claimed explanation score per question token so far
+    soft: np.ndarray  # best score per token, claimed or not
+    silent: int = 0
+    score: float = 0.0
+
+    @property
+    def partial(self) -> float:
+        """Leaning towards the still unexplained words (scores below the claim level)."""
+        return float(self.soft[self.best <= 0].sum())
+
+    def rank(self) -> tuple[float, float, int]:
+        # Exact score ties (two relations each explaining one word outright)
+        # are broken by how much the path leans towards the words left over.
+        return (round(self.score, 6), round(self.partial, 6), -len(self.hops))
+
+
+class OfflinePlanner:
+    """Decomposes a question by finding the graph path whose relations explain it.
+
+    Parameters (all general, none tied to a dataset):
+    claim: a hop explains a question token when its score for it reaches this.
+    hop_cost: what a hop must earn in explained tokens to be worth taking;
+        it stops a path from wandering on to relations that fit only loosely.
+    reverse_factor: scores of hops read against a fact's direction are scaled
+        by this; corpus phrasings describe the head-to-tail reading.
+    silent_cost: price of crossing one hop the question does not name (a
+        paraphrase may leave a link implicit); at most `max_silent` per path,
+        and only from an entity none of whose relations explains anything new.
+    """
+
+    def __init__(
+        self,
+        graph: GraphView,
+        matcher: RelationMatcher,
+        *,
+        beam_width: int = 8,
+        fanout: int = 6,
+        max_hops: int = 5,
+        claim: float = 0.5,
+        improve: float = 0.3,
+        hop_cost: float = 0.35,
+        thresholds: Thresholds = Thresholds(),
+        silent_cost: float = 0.5,
+        max_silent: int = 2,
+        max_topics: int = 3,
+    ):
+        self.graph = graph
+        self.matcher = matcher
+        self.profiles = _Profiles(graph, matcher)
+        self.beam_width = beam_width
+        self.fanout = fanout
+        self.max_hops = max_hops
+        self.claim = claim
+        self.improve = improve
+        self.hop_cost = hop_cost
+        self.reverse_factor = thresholds.reverse_factor
+        self.silent_cost = silent_cost
+        self.max_silent = max_silent
+        self.max_topics = max_topics
+
+    # -- public ----------------------------------------------------------
+    def plan(self, question: str) -> OfflinePlan:
+        neighbours: dict[str, list[CandidateFact]] = {}
+        best: tuple[float, OfflinePlan] | None = None
+        for group in self._topic_groups(question, neighbours):
+            for start, end, entity_id, surface in group:
+                analysis = self.matcher.analyse(question, exclude=[(start, end)], whole=False)
+                state = self._search(entity_id, analysis, neighbours)
+                plan = self._to_plan(question, entity_id, surface, state, analysis)
+                if best is None or plan.score > best[0]:
+                    best = (plan.score, plan)
+            # A longer mention wins as soon as it yields any explained hop.
+            if best is not None and best[1].relations:
+                break
+        if best is None:
+            return OfflinePlan(subquestions=[question])
+        return best[1]
+
+    # -- topic linking ---------------------------------------------------
+    @property
+    def per_group(self) -> int:
+        # _extend takes at most `fanout` facts of a group, after skipping those
+        # leading back into the path (<= max_hops + 1 entities) and a self-loop
+        return self.fanout + self.max_hops + 2
+
+    def _facts(self, entity_id: str, cache: dict[str, list[CandidateFact]]) -> list[CandidateFact]:
+        if entity_id not in cache:
+            self._load([entity_id], cache)
+        return cache[entity_id]
+
+    def _load(self, entity_ids, cache: dict[str, list[CandidateFact]]) -> None:
+        """Read the neighbourhoods not yet in the cache, all in one call."""
+        missing = [e for e in dict.fromkeys(entity_ids) if e not in cache]
+        if missing:
+            cache.update(self.graph.neighborhoods(missing, self.per_group))
+
+    def _topic_groups(self, question: str, cache: dict[str, list[CandidateFact]]) -> list[list[Mention]]:
+        """Mentions with facts, grouped by surface length, longest group first."""
+        linked = self.graph.link_mentions(question)
+        self._load([m[2] for m in linked], cache)
+        mentions = [m for m in linked if self._facts(m[2], cache)]
+        by_len: dict[int, list[Mention]] = {}
+        for m in mentions:
+            by_len.setdefault(m[1] - m[0], []).append(m)
+        groups = [by_len[k] for k in sorted(by_len, reverse=True)]
+        out: list[list[Mention]] = []
+        taken = 0
+        for g in groups:
+            if taken >= self.max_topics:
+                break
+            out.append(g[: self.max_topics - taken])
+            taken += len(out[-1])
+        return out
+
+    # -- search ----------------------------------------------------------
+    def _hop_scores(self, analysis: TextAnalysis, fact: CandidateFact) -> tuple[str, np.ndarray]:
+        key = relation_key(fact)
+        scores = self.matcher.token_scores(analysis, self.profiles.of_fact(fact))
+        if fact.direction == "in":
+            scores = scores * self.reverse_factor
+        return key, scores
+
+    def _score(self, hops: Sequence[_Hop], analysis: TextAnalysis) -> tuple[float, list[list[int]], np.ndarray]:
+        """Path score, the tokens each hop owns, and the credited score per token.
+
+        Every token goes to the hop that explains it best; on ties to the hop
+        owning fewer tokens. A hop owns at most one occurrence of a word: a
+        word said twice ("the head of state of ... the head of state of")
+        is two mentions and needs two hops. A hop that ends up owning nothing
+        is paid for as a silent hop.
+        """
+        n = analysis.size
+        owned: list[list[int]] = [[] for _ in hops]
+        credited = np.zeros(n, dtype=np.float32)
+        if not hops:
+            return 0.0, owned, credited
+        stems = [t.stem for t in analysis.tokens]
+        owned_stems: list[set[str]] = [set() for _ in hops]
+        mat = np.stack([h.scores for h in hops]) if n else np.zeros((len(hops), 0))
+        order = np.argsort(-mat.max(axis=0), kind="stable") if n else []
+        for t in order:
+            col = mat[:, t]
+            top = col.max()
+            if top < self.claim:
+                continue
+            tied = [
+                h for h in range(len(hops))
+                if col[h] >= top - 1e-6 and not hops[h].silent and stems[t] not in owned_stems[h]
+            ]
+            if not tied:
+                continue
+            h = min(tied, key=lambda i: (len(owned[i]), i))
+            owned[h].append(int(t))
+            owned_stems[h].add(stems[t])
+            credited[t] = top
+        cost = sum(self.silent_cost if (hop.silent or not owned[h]) else self.hop_cost for h, hop in enumerate(hops))
+        return float(credited.sum()) - cost, owned, credited
+
+    def _search(
+        self, topic_id: str, analysis: TextAnalysis, cache: dict[str, list[CandidateFact]]
+    ) -> _State | None:
+        n = analysis.size
+        start = _State(topic_id, (), frozenset([topic_id]), np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32))
+        beam = [start]
+        finished: list[_State] = []
+        for _depth in range(self.max_hops):
+            self._load([state.entity_id for state in beam], cache)
+            grown: list[_State] = []
+            for state in beam:
+                grown.extend(self._extend(state, analysis, cache))
+            if not grown:
+                break
+            grown.sort(key=_State.rank, reverse=True)
+            seen: set[tuple] = set()
+            beam = []
+            for s in grown:
+                sig = (s.entity_id, tuple(h.key for h in s.hops))
+                if sig in seen:
+                    continue
+                seen.add(sig)
+                beam.append(s)
+                if len(beam) >= self.beam_width:
+                    break
+            finished.extend(s for s in beam if not s.hops[-1].silent)
+        if not finished:
+            return None
+        # Highest score; on ties the shorter path (fewer unsupported steps).
+        return max(finished, key=_State.rank)
+
+    def _extend(self, state: _State, analysis: TextAnalysis, cache: dict[str, list[CandidateFact]]) -> list[_State]:
+        unexplained = state.best <= 0
+        if not unexplained.any():
+            return []
+        # Facts sharing a relation and direction score the same, so each
+        # group is scored once: hub entities (a country with hundreds of
+        # citizens) cost one score per relation, not per fact.
+        groups: dict[tuple[str, str], list[CandidateFact]] = {}
+        for fact in self._facts(state.entity_id, cache):
+            next_id = _endpoints(fact)[1][0]
+            if fact.head_id == fact.tail_id or next_id in state.visited:
+                continue
+            groups.setdefault((relation_key(fact), fact.direction), []).append(fact)
+        explaining: list[tuple[_State, list[CandidateFact]]] = []
+        # (lean, facts, scores, child if already built); a bridge's child is built only if used
+        bridges: list[tuple[float, list[CandidateFact], np.ndarray, _State | None]] = []
+        for facts in groups.values():
+            _key, scores = self._hop_scores(analysis, facts[0])
+            explains = bool(self._gains(state, scores, unexplained).any())
+            proto = self._child(state, facts[0], analysis, scores, explains=True) if explains else None
+            if proto is not None and proto.silent == state.silent:
+                explaining.append((proto, facts))
+            else:
+                bridges.append((float((scores * unexplained).sum()), facts, scores, proto))
+        if explaining:
+            explaining.sort(key=lambda pf: pf[0].rank(), reverse=True)
+            chosen = explaining
+        else:
+            # Unnamed links are crossed one at a time (two in a row would let
+            # a path drift anywhere), preferring the relation that leans most
+            # towards what is still unexplained, even below the claim level.
+            if state.silent >= self.max_silent or (state.hops and state.hops[-1].silent):
+                return []
+            bridges.sort(key=lambda b: -b[0])
+            chosen = ((proto or self._child(state, facts[0], analysis, scores, explains=False), facts)
+                      for _lean, facts, scores, proto in bridges)
+        out: list[_State] = []
+        for proto, facts in chosen:
+            for fact in facts:
+                out.append(proto if fact is facts[0] else self._rebind(proto, fact))
+                if len(out) >= self.fanout:
+                    return out
+        return out
+
+    def _gains(self, state: _State, scores: np.ndarray, unexplained: np.ndarray) -> np.ndarray:
+        """Tokens a hop with these scores would newly explain. The stopping rule: a
+        hop must explain a part of the question that no earlier hop explained, or
+        explain it clearly better (a word an earlier hop only loosely claimed)."""
+        return (scores >= self.claim) & (unexplained | (scores >= state.best + self.improve))
+
+    def _child(self, state: _State, fact: CandidateFact, analysis: TextAnalysis, scores: np.ndarray,
+               *, explains: bool) -> _State:
+        """The state after one more hop through `fact`; `explains`: `_gains` found a new part."""
+        key = relation_key(fact)
+        new_part = explains
+        hops = (*state.hops, _Hop(fact, key, fact.direction, scores, silent=not new_part))
+        score, owned, credited = self._score(hops, analysis)
+        if new_part and not owned[-1]:
+            new_part = False
+            hops = (*state.hops, _Hop(fact, key, fact.direction, scores, silent=True))
+            score, owned, credited = self._score(hops, analysis)
+        next_id = _endpoints(fact)[1][0]
+        return _State(
+            next_id,
+            hops,
+            state.visited | {next_id},
+            credited,
+            np.maximum(state.soft, scores),
+            state.silent + (0 if new_part else 1),
+            score,
+        )
+
+    @staticmethod
+    def _rebind(proto: _State, fact: CandidateFact) -> _State:
+        """The same step through another fact of the same relation."""
+        last = proto.hops[-1]
+        next_id = _endpoints(fact)[1][0]
+        return _State(
+            next_id,
+            (*proto.hops[:-1], _Hop(fact, last.key, last.direction, last.scores, last.silent)),
+            (proto.visited - {proto.entity_id}) | {next_id},
+            proto.best,
+            proto.soft,
+            proto.silent,
+            proto.score,
+        )
+
+    # -- plan assembly ---------------------------------------------------
+    def _to_plan(
+        self, question: str, topic_id: str, surface: str, state: _State | None, analysis: TextAnalysis
+    ) -> OfflinePlan:
+        topic_name = self.graph.entity_name(topic_id) or surface
+        if state is None or not state.hops:
+            return OfflinePlan(
+                subquestions=[question], topic=topic_name, topic_id=topic_id, score=float("-inf"),
+                unexplained=[t.text for t in analysis.tokens],
+            )
+        score, owned, _credited = self._score(state.hops, analysis)
+        subqs: list[str] = []
+        for i, hop in enumerate(state.hops):
+            prof = self.profiles.of_fact(hop.fact)
+            subqs.append(subquestion_for(prof, topic_name if i == 0 else PLACEHOLDER, hop.direction))
+        covered = {t for o in owned for t in o}
+        return OfflinePlan(
+            subquestions=subqs,
+            topic=topic_name,
+            topic_id=topic_id,
+            relations=[h.key for h in state.hops],
+            directions=[h.direction for h in state.hops],
+            entities=[_endpoints(h.fact)[1][0] for h in state.hops],
+            facts=[h.fact.fact_id for h in state.hops],
+            scores=[float(sum(state.hops[i].scores[t] for t in o)) for i, o in enumerate(owned)],
+            explained=[[analysis.tokens[t].text for t in o] for o in owned],
+            score=score,
+            unexplained=[tok.text for k, tok in enumerate(analysis.tokens) if k not in covered],
+        )
+
+
+def subquestion_for(prof: RelationProfile, entity: str, direction: str = "out") -> str:
+    """A single-hop question for the relation about `entity`.
+
+    Uses the relation's own question phrasing when the corpus gives one, so
+    the sub-question reads as naturally as the data; otherwise a generic
+    "What is the <label> of <entity>?".
+    """
+    label = prof.label or prof.key
+    if direction == "in":
+        return f"Which entity has {entity} as its {label}?"
+    if prof.questions:
+        return prof.questions[0].replace("{}", entity)
+    return f"What is the {label} of {entity}?"

@@ -1,0 +1,86 @@
+"""One answer's run context: what a method's steps read and write through.
+
+A method gets a RunContext and composes the shared steps
+(kgtool.reason.steps) over it; it never opens sessions, builds agents or
+meters tokens itself, so every method runs inside the same session, scope,
+trace and budget, and can be compared with the others on equal terms.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kgtool.core.scope import Scope
+from kgtool.core.types import CandidateFact, Usage
+from kgtool.errors import KgToolError
+from kgtool.reason.agents.base import AgentSet
+from kgtool.reason.trace import TraceRecorder
+from kgtool.retrieve.hop import HopRetriever
+
+
+class BudgetExhausted(KgToolError):
+    """A run used up its step or model-call budget."""
+
+
+@dataclass
+class Budget:
+    """Limits on one run: recorded steps and model calls (None: unlimited)."""
+
+    max_steps: int | None = None
+    max_calls: int | None = None
+    steps: int = 0
+
+    def charge_steps(self, n: int = 1) -> None:
+        self.steps += n
+        if self.max_steps is not None and self.steps > self.max_steps:
+            raise BudgetExhausted(f"the run took more than {self.max_steps} steps")
+
+    def calls_left(self, usage: Usage) -> bool:
+        return self.max_calls is None or usage.calls < self.max_calls
+
+
+@dataclass
+class HopState:
+    """One step of the current chain, as the method holds it (mirrors a stored Step)."""
+
+    step_id: str
+    hop: int
+    query: str
+    entity_id: str | None
+    entity: str
+    fact: CandidateFact | None
+    answer_id: str | None
+    answer: str | None
+    generated: bool = False
+    neff: float | None = None
+    state: str = ""
+
+    def as_chain_entry(self) -> dict:
+        entry = {"hop": self.hop, "question": self.query, "entity": self.entity, "answer": self.answer,
+                 "answer_id": self.answer_id, "generated": self.generated, "neff": self.neff, "state": self.state,
+                 "step_id": self.step_id}
+        if self.fact:
+            entry.update(fact_id=self.fact.fact_id, head=self.fact.head, relation=self.fact.relation,
+                         tail=self.fact.tail, evidence=self.fact.evidence)
+        return entry
+
+
+@dataclass
+class RunContext:
+    """Everything one answer's steps share."""
+
+    db: Any
+    session: Any
+    scope: Scope
+    agents: AgentSet
+    retriever: HopRetriever
+    trace: TraceRecorder
+    link: Callable[[str], str | None]  # a name to an Entity id, or None
+    gamma: float
+    usage: Usage = field(default_factory=Usage)  # this run's model calls, metered in its own thread
+    budget: Budget = field(default_factory=Budget)
+    memo: dict = field(default_factory=dict)  # entity id -> pool: this answer's neighbourhood reads
+
+    @property
+    def run_id(self) -> str:
+        return self.trace.run_id or ""

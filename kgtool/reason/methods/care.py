@@ -1,0 +1,79 @@
+"""CARE: planner -> selector per hop -> critic with bounded backtracking.
+
+The protocol of the CARE paper (section 3.4): the planner splits the question
+into sub-questions chained by an [ENT] placeholder; for each hop the selector
+ranks the top-K facts (BM25 over evidence) of the current entity's 1-hop
+neighbourhood under four rules; the critic audits the assembled chain and, on
+a failure at hop i, the loop backtracks there (at most tau_max times):
+reselect the next-best stored candidate, or, when the pool is exhausted,
+generate the hop from local evidence, then redo the hops after it.
+
+A critic round's hops are recorded in one statement just before the critic
+reads the chain back from the database.
+"""
+from __future__ import annotations
+
+from kgtool.core.types import PLACEHOLDER, Plan
+from kgtool.reason import steps
+from kgtool.reason.context import HopState, RunContext
+from kgtool.reason.methods.base import Outcome
+from kgtool.reason.taxonomy import CareError
+
+
+class Care:
+    """CARE: planner, selector over the top-K of each hop, critic with up to tau_max backtracks."""
+
+    name = "care"
+    taxonomy = CareError
+
+    def __init__(self, *, top_k: int = 3, tau_max: int = 2, gamma: float = 1.5):
+        self.top_k = int(top_k)
+        self.tau_max = int(tau_max)
+        self.gamma = float(gamma)
+
+    def config(self) -> dict:
+        return {"top_k": self.top_k, "tau_max": self.tau_max, "gamma": self.gamma}
+
+    def run(self, ctx: RunContext, question: str) -> Outcome:
+        plan = ctx.agents.planner.plan(question)
+        if plan.topic_id is None and plan.topic:
+            plan.topic_id = ctx.link(plan.topic)
+        chain = self._forward(ctx, plan, [], 0) if plan.subquestions else []
+        backtracks, round_ = 0, 0
+        while True:
+            round_ += 1
+            links = steps.read_chain(ctx, chain)
+            verdict = ctx.agents.critic.review(question, links, chain[-1].answer or "" if chain else "",
+                                               relations=plan.relations or None)
+            failed = verdict.failed_hop
+            failed_step = chain[failed - 1].step_id if failed and 0 < failed <= len(chain) else (
+                chain[-1].step_id if chain else None)
+            if verdict.valid or backtracks >= self.tau_max or not failed or failed > len(chain):
+                break  # this verdict is written by the runner, with the run's outcome
+            ctx.trace.verdict(failed_step, verdict, round_)
+            backtracks += 1
+            i = failed - 1
+            revised = steps.reselect(ctx, chain[i], chain_end_step_id=chain[-1].step_id,
+                                     prev_step_id=chain[i - 1].step_id if i else None,
+                                     reason=f"{verdict.error_type or 'rejected'}: {verdict.explanation}")
+            chain = self._forward(ctx, plan, chain[:i] + [revised], i + 1)
+        answer = chain[-1].answer if chain else None
+        status = "answered" if verdict.valid and answer else ("unverified" if answer else "no_answer")
+        return Outcome(chain, status, backtracks, list(plan.subquestions), final_verdict=(failed_step, verdict, round_))
+
+    def _forward(self, ctx: RunContext, plan: Plan, chain: list[HopState], start: int) -> list[HopState]:
+        """Run hops start.. of the plan after `chain`, then record them in one statement."""
+        first_new = len(chain)
+        pending: list[dict] = []
+        for index in range(start, len(plan.subquestions)):
+            if index == 0:
+                entity_id, entity = plan.topic_id, plan.topic or ""
+            else:
+                entity_id, entity = chain[-1].answer_id, chain[-1].answer or ""
+            if index and not entity:
+                break  # a dead end: nothing to continue from
+            query = plan.subquestions[index].replace(PLACEHOLDER, entity) if index else plan.subquestions[0]
+            prev = chain[-1].step_id if chain else None
+            chain.append(steps.select_hop(ctx, pending, plan, index, query, entity_id, entity, prev, self.top_k))
+        steps.record(ctx, pending, chain[first_new:])
+        return chain

@@ -1,0 +1,96 @@
+"""Run one registered method on one question: open the run, meter it, close it.
+
+The runner owns what every method shares: the session, the trace, the agent
+family, the token meter, the latency clock and the failure path. Model and
+gazetteer loading happen before the clock starts and are stored as `load_ms`,
+so `latency_ms` is the answer's own cost.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+
+from kgtool.core.scope import Scope
+from kgtool.core.types import Answer, Usage
+from kgtool.errors import InputError
+from kgtool.reason.context import Budget, RunContext
+from kgtool.reason.trace import TraceRecorder
+from kgtool.retrieve.hop import HopRetriever
+
+
+def clean_question(question: str) -> str:
+    """The question with control and zero-width characters removed and spaces collapsed."""
+    if not isinstance(question, str):
+        raise InputError(f"a question must be a string, got {type(question).__name__}")
+    kept = "".join(ch if ch.isprintable() or ch in " \t\n" else " " for ch in question)
+    kept = " ".join(kept.replace("\u200b", "").replace("\ufeff", "").split())
+    if not kept:
+        raise InputError("the question is empty (only spaces or control characters); ask something")
+    return kept
+
+
+def build_method(kg, name: str, config: dict):
+    """The method `name` with `config`; settings of the same names fill what config leaves out."""
+    entry = kg.methods.entry(name)
+    resolved = dict(config)
+    for key in entry.config_keys() or []:
+        if key not in resolved and hasattr(kg.settings, key):
+            resolved[key] = getattr(kg.settings, key)
+    return kg.methods.create(name, **resolved)
+
+
+def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, config: dict) -> Answer:
+    question = clean_question(question)
+    chosen = build_method(kg, method, config)
+    t_load = time.perf_counter()
+    kg.prepare(agents)
+    memo: dict = {}
+    agent_set = kg.agents.create(agents, kg, scope, memo)
+    load_ms = (time.perf_counter() - t_load) * 1000
+    t0 = time.perf_counter()
+    meter = agent_set.usage_source.tracking() if agent_set.usage_source is not None else contextlib.nullcontext(Usage())
+    with kg.db.session() as session, meter as usage, _bound(agent_set.view, session):
+        trace = TraceRecorder(kg.db, session, chosen.taxonomy)
+        record = {"embedder": kg.settings.embedder, "llm_model": kg.settings.llm_model if agents == "llm" else None}
+        trace.start_run(question, chosen.name, agents, scope, record, chosen.config())
+        ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
+                         kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
+                         budget=Budget(max_steps=kg.settings.max_steps), memo=memo)
+        try:
+            outcome = chosen.run(ctx, question)
+        except Exception as exc:
+            _record_failure(trace, exc, t0, load_ms, usage)
+            raise
+        latency_ms = (time.perf_counter() - t0) * 1000
+        finish = trace.finish_fields(answer=outcome.answer, answer_id=outcome.answer_id, status=outcome.status,
+                                     latency_ms=latency_ms, load_ms=load_ms, usage=usage,
+                                     backtracks=outcome.backtracks, chain_step_ids=[h.step_id for h in outcome.chain])
+        if outcome.final_verdict is not None:
+            step_id, verdict, round_ = outcome.final_verdict
+            trace.verdict(step_id, verdict, round_, finish=finish)
+        else:
+            trace.finish(finish)
+    return Answer(question, outcome.answer, outcome.answer_id, [h.as_chain_entry() for h in outcome.chain],
+                  trace.run_id, chosen.name, agents, outcome.status, latency_ms, usage.tokens, outcome.backtracks,
+                  outcome.plan, load_ms)
+
+
+def _record_failure(trace: TraceRecorder, exc: Exception, t0: float, load_ms: float, usage: Usage) -> None:
+    """Close the run as failed with its error; a database that is gone must not hide the original error."""
+    fields = trace.finish_fields(answer=None, answer_id=None, status="failed", latency_ms=(time.perf_counter() - t0) * 1000,
+                                 load_ms=load_ms, usage=usage, backtracks=0, chain_step_ids=[],
+                                 error=f"{type(exc).__name__}: {exc}"[:1000])
+    with contextlib.suppress(Exception):
+        trace.finish(fields)
+
+
+@contextlib.contextmanager
+def _bound(view, session):
+    """Let the offline agents' graph reads use this answer's session."""
+    if view is not None:
+        view.session = session
+    try:
+        yield
+    finally:
+        if view is not None:
+            view.session = None
