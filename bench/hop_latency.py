@@ -19,8 +19,8 @@ Then, side by side:
 
 (a) kgtool hop = candidate read (`HopRetriever.pool`, cypher hop/candidates)
     + BM25 ranking (`HopRetriever.rank`, top_k=3) + the recorded write with
-    p and N_eff (`TraceWriter.record_step`, inside a Run opened with
-    `TraceWriter.start_run`; a new Run every 4 hops), for --hops random
+    p and N_eff (`TraceRecorder.record_steps`, inside a Run opened with
+    `TraceRecorder.start_run`; a new Run every 4 hops), for --hops random
     entities, after a warm-up;
 (b) the same hop in memory: dict adjacency (entity id -> fact tuples, both
     directions), the same CandidateFact objects and the same ranking code
@@ -299,9 +299,8 @@ def pick_targets(g: SyntheticGraph, adjacency, ids, count: int, seed: int) -> li
 
 def run_kgtool_hops(kg, targets: list[HopTarget]) -> tuple[Latency, dict[str, Latency], list[float]]:
     """Timed kgtool hops; also the per-part timings and the N_eff values written."""
-    from kgtool.core.types import Judgement
-    from kgtool.reason.trace import TraceWriter
     from kgtool.core.scope import Scope
+    from kgtool.reason.trace import TraceRecorder, candidate_row
     from kgtool.retrieve.hop import HopRetriever
 
     retriever = HopRetriever(kg.db)
@@ -309,25 +308,24 @@ def run_kgtool_hops(kg, targets: list[HopTarget]) -> tuple[Latency, dict[str, La
     total, parts = [], {"read": [], "rank": [], "write": []}
     neffs = []
     with kg.db.session() as session:
-        trace = TraceWriter(kg.db, session)
-        run_id, prev = None, None
+        trace = TraceRecorder(kg.db, session)
+        prev = None
         for i, t in enumerate(targets):
             if i % HOPS_PER_RUN == 0:
-                run_id = trace.start_run(t.query, "bench-hop", "none", scope.label(), {"bench": "hop_latency"})
+                trace.start_run(t.query, "bench-hop", "none", scope, {"bench": "hop_latency"}, {})
                 prev = None
             t0 = time.perf_counter()
             pool = retriever.pool(session, t.entity_id, scope)
             t1 = time.perf_counter()
             ranked = retriever.rank(t.query, pool, 3)
             t2 = time.perf_counter()
-            judgements = [Judgement(c.fact_id, c.score, True, True, True, True) for c in ranked]
             chosen = ranked[0] if ranked else None
             answer_id, answer = chosen.answer_from(t.entity_id) if chosen else (None, None)
-            record = trace.record_step(
-                run_id, hop=i % HOPS_PER_RUN + 1, attempt=0, query=t.query, entity_id=t.entity_id, entity=t.name,
-                gamma=1.5, prev_step_id=prev, candidates=ranked, judgements=judgements, chosen=chosen,
-                answer_id=answer_id, answer=answer, generated=False,
-            )
+            row = trace.step_row(
+                hop=i % HOPS_PER_RUN + 1, query=t.query, entity_id=t.entity_id, entity=t.name, gamma=1.5,
+                prev_step_id=prev, candidates=[candidate_row(c) for c in ranked], chosen=chosen,
+                answer_id=answer_id, answer=answer)
+            record = trace.record_steps([row])[0]
             t3 = time.perf_counter()
             prev = record.step_id
             total.append((t3 - t0) * 1000)

@@ -214,11 +214,13 @@ def _scope_option(value: str | None):
               help="Answer every question of a JSONL file ({\"question\": ..., optional \"answer\"}).")
 @click.option("--agents", type=click.Choice(["offline", "llm"]), default=None,
               help="Agent family (default: llm when an endpoint is configured, else offline).")
-@click.option("--method", type=click.Choice(["care"]), default="care", show_default=True)
+@click.option("--method", default="care", show_default=True, help="A registered method (see `kgtool methods`).")
+@click.option("--set", "settings_", multiple=True, metavar="KEY=VALUE",
+              help="A setting of the method, e.g. --set tau_max=1 (repeatable; values parsed as JSON when they can be).")
 @click.option("--scope", default="all", show_default=True,
               help="Edits in force: all, case ids (1,2,3) or batch:NAME.")
 @click.option("--json", "as_json", is_flag=True, help="Print answers as JSON.")
-def ask(question, file_, agents, method, scope, as_json):
+def ask(question, file_, agents, method, settings_, scope, as_json):
     """Answer a multi-hop QUESTION (or every question in -f FILE) and print the chain.
 
     Each reasoning path is stored in Neo4j; see it with `kgtool trace show RUN_ID`.
@@ -231,7 +233,8 @@ def ask(question, file_, agents, method, scope, as_json):
     wrong = 0
     with _connect() as kg:
         for item in items:
-            result = kg.answer(item["question"], method=method, agents=agents, scope=_scope_option(scope))
+            result = kg.answer(item["question"], method=method, agents=agents, scope=_scope_option(scope),
+                               **_parse_params(settings_, "--set"))
             expected = item.get("answer")
             if as_json:
                 click.echo(json.dumps(result.as_dict(), ensure_ascii=False, default=str))
@@ -283,6 +286,21 @@ def _print_answer(result):
         else:
             console.print(f"  {step['hop']}. {step['question']} -> {step['answer'] or '?'} [dim](generated)[/]",
                           highlight=False)
+
+
+@main.command()
+def methods():
+    """List the registered reasoning methods and agent families."""
+    from kgtool.reason.agents.factory import AGENTS
+    from kgtool.reason.methods import METHODS
+
+    table = Table(title="methods (kgtool ask --method NAME, --set KEY=VALUE)")
+    for col in ("method", "version", "what it does"):
+        table.add_column(col, overflow="fold")
+    for entry in METHODS.entries():
+        table.add_row(entry.name, entry.version, entry.description)
+    console.print(table)
+    console.print("agents: " + ", ".join(f"{e.name} ({e.description})" for e in AGENTS.entries()), highlight=False)
 
 
 @main.group()
@@ -386,11 +404,11 @@ def eval_mquake(path, scope, k, method, agents, workers, limit, json_out):
 
 
 # --- cypher ---------------------------------------------------------------
-def _parse_params(pairs: tuple[str, ...]) -> dict:
+def _parse_params(pairs: tuple[str, ...], option: str = "--param") -> dict:
     params = {}
     for pair in pairs:
         if "=" not in pair:
-            raise click.BadParameter(f"{pair!r}: expected key=value", param_hint="--param")
+            raise click.BadParameter(f"{pair!r}: expected key=value", param_hint=option)
         key, raw = pair.split("=", 1)
         try:
             params[key] = json.loads(raw)

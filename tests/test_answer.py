@@ -44,8 +44,10 @@ def test_offline_care_answers_the_sample_and_stores_its_reasoning(sample_kg):
         assert trace["run"]["answer"] == result.answer
         in_chain = [s for s in trace["steps"] if s["in_chain"]]
         assert [s["hop"] for s in in_chain] == list(range(1, len(result.chain) + 1))
-        for step in in_chain:
-            assert step["chosen"] == next(c["fact_id"] for c in step["candidates"] if c["fact_id"] == step["chosen"])
+        for step, hop in zip(in_chain, result.chain):
+            chosen = [c for c in step["candidates"] if c["fact_id"] == step["chosen"]]
+            assert step["chosen"] == hop["fact_id"] and len(chosen) == 1 and chosen[0]["passes"]
+            assert hop["answer"] in (chosen[0]["head"], chosen[0]["tail"])
         # the hops of a critic round are written together; NEXT still links them in order
         ids = [s["step_id"] for s in result.chain]
         links = kg.query("MATCH (r:Run {id: $run})-[:HAS_STEP]->(a:Step)-[:NEXT]->(b:Step) RETURN a.id AS a, b.id AS b",
@@ -186,3 +188,54 @@ def test_eval_mquake_reports_acc_and_hop_acc(kg, mquake_dev, neo4j_settings, tmp
     assert report["acc"] >= 0.8  # offline agents on a 1-edited store
     assert set(report["by_hops"]) == {"4"}
     assert report["latency_ms"]["p50"] > 0
+
+
+def test_llm_tokens_are_metered_per_run_under_parallel_answering(sample_kg, stub_llm, tmp_path):
+    """Eight questions answered by four workers sharing one LLM client: each Run's
+    stored tokens are exactly the tokens the stub charged for that run's calls."""
+    import re
+    import threading
+
+    settings = dataclasses.replace(
+        sample_kg.settings, home=tmp_path / "home", llm_base_url=stub_llm.base_url, llm_model="stub-model",
+        llm_api_key="stub-key", llm_timeout=5.0)
+    kg = KnowledgeGraph(sample_kg.db, settings)
+    charged: dict[int, int] = {}
+    lock = threading.Lock()
+
+    def tag_of(messages) -> int:
+        return int(re.search(r"\btag(\d+)\b", " ".join(str(m.get("content", "")) for m in messages)).group(1))
+
+    def charge(messages, content: str, role_cost: int) -> Reply:
+        tag = tag_of(messages)
+        prompt, completion = 100 * (tag + 1) + role_cost, tag + 1  # distinct per run and role
+        with lock:
+            charged[tag] = charged.get(tag, 0) + prompt + completion
+        return Reply(content=content, prompt_tokens=prompt, completion_tokens=completion)
+
+    def plan(messages):
+        tag = tag_of(messages)
+        return charge(messages, json.dumps({"topic": "Madonna", "subquestions": [
+            f"What is the country of citizenship of Madonna (tag{tag})?", f"Who is the head of state of [ENT] (tag{tag})?"]}), 1)
+
+    def select(messages):
+        return charge(messages, json.dumps([{
+            "id": c["id"], "entity_match": True, "evidence_entails": True, "relation_fits": True, "no_self_loop": True,
+            "score": 0.9, "reason": "scripted"} for c in task_data(messages)["candidates"]]), 2)
+
+    def review(messages):
+        return charge(messages, json.dumps({"valid": True, "problem_steps": [], "error_type": None,
+                                            "explanation": "ok"}), 3)
+
+    stub_llm.on_role("planner", plan)
+    stub_llm.on_role("selector", select)
+    stub_llm.on_role("critic", review)
+    stub_llm.on_role("generator", lambda m: charge(m, json.dumps({"answer": None, "evidence": None, "reason": "-"}), 4))
+    questions = [f"Who is the head of state of the country Madonna is a citizen of (tag{i})?" for i in range(8)]
+    results = kg.answer_many(questions, workers=4, agents="llm")
+    assert [r.question for r in results] == questions
+    for i, result in enumerate(results):
+        run = kg.trace(result.run_id)["run"]
+        assert run["tokens"] == result.tokens == charged[i], (i, run["tokens"], charged)
+        assert run["llm_calls"] >= 3  # planner, one selector call per hop, critic
+    assert len(set(charged.values())) == len(questions)  # the check could tell runs apart

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -21,7 +20,7 @@ from kgtool.ingest.extract import (
     RebelExtractor,
     decode_rebel,
     evidence_sentence,
-    extract_one,
+
     get_extractor,
     parse_llm_triples,
     split_sentences,
@@ -98,7 +97,7 @@ def test_decode_rebel_drops_incomplete_groups():
 def test_anchor_extractor():
     extractor = AnchorExtractor()
     assert isinstance(extractor, Extractor)
-    assert extract_one(extractor, EDIT) == [
+    assert extractor.extract_batch([EDIT])[0] == [
         Candidate("Hey Jude", "performer", "Madonna", "Hey Jude was performed by Madonna.", "anchor")
     ]
     assert extractor.extract_batch([]) == []
@@ -247,7 +246,7 @@ def test_rebel_extractor_maps_sentences_back_to_edits(monkeypatch):
 def test_rebel_extractor_bad_model_path_names_the_fix(tmp_path):
     extractor = RebelExtractor(str(tmp_path / "missing"), device="cpu")
     with pytest.raises(ConfigError, match="anchor"):
-        extract_one(extractor, EDIT)
+        extractor.extract_batch([EDIT])[0]
 
 
 def test_rebel_options_are_checked():
@@ -280,7 +279,7 @@ def test_llm_extractor_over_http_validates_and_grounds_evidence(stub_llm, stub_s
             ]
         }),
     )
-    candidates = extract_one(LLMExtractor(client=make_client(stub_settings)), edit)
+    candidates = LLMExtractor(client=make_client(stub_settings)).extract_batch([edit])[0]
     assert candidates == [
         Candidate("Poland", "official language", "German", "The official language of Poland is German.", "llm"),
         Candidate("Poland", "continent", "Europe", "Poland is in Europe.", "llm"),
@@ -314,6 +313,6 @@ def test_get_extractor_and_combined():
     assert isinstance(get_extractor("llm"), LLMExtractor)
     with pytest.raises(ConfigError, match="unknown extractor"):
         get_extractor("spacy-magic")
-    both = CombinedExtractor([AnchorExtractor(), AnchorExtractor()])
-    assert both.name == "anchor+anchor"
-    assert len(extract_one(both, EDIT)) == 1  # duplicates dropped
+    both = get_extractor("anchor+anchor")
+    assert isinstance(both, CombinedExtractor) and both.name == "anchor+anchor"
+    assert len(both.extract_batch([EDIT])[0]) == 1  # duplicates dropped

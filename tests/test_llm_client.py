@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -106,11 +105,9 @@ def test_timeout_is_retried(stub_llm, tmp_path):
     settings = stub_llm.settings(tmp_path, llm_timeout=0.5)
     stub_llm.script(Reply.slow(3.0, '{"x": 1}'), '{"x": 2}')
     client = make_client(settings)
-    start = time.perf_counter()
+    # x == 2 comes from the second reply: the client gave up on the slow first one
     assert client.chat_json("sys", "user", want_x) == 2
-    elapsed = time.perf_counter() - start
     assert len(stub_llm.requests) == 2
-    assert 0.5 <= elapsed < 2.5  # gave up on the slow reply instead of waiting it out
     assert client.latency_ms >= 500
     assert client.usage.calls == 1  # the timed-out attempt produced no reply
 

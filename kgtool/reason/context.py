@@ -24,19 +24,15 @@ class BudgetExhausted(KgToolError):
 
 @dataclass
 class Budget:
-    """Limits on one run: recorded steps and model calls (None: unlimited)."""
+    """Limits on one run: recorded steps (None: unlimited)."""
 
     max_steps: int | None = None
-    max_calls: int | None = None
     steps: int = 0
 
     def charge_steps(self, n: int = 1) -> None:
         self.steps += n
         if self.max_steps is not None and self.steps > self.max_steps:
             raise BudgetExhausted(f"the run took more than {self.max_steps} steps")
-
-    def calls_left(self, usage: Usage) -> bool:
-        return self.max_calls is None or usage.calls < self.max_calls
 
 
 @dataclass
