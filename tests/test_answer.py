@@ -239,3 +239,40 @@ def test_llm_tokens_are_metered_per_run_under_parallel_answering(sample_kg, stub
         assert run["tokens"] == result.tokens == charged[i], (i, run["tokens"], charged)
         assert run["llm_calls"] >= 3  # planner, one selector call per hop, critic
     assert len(set(charged.values())) == len(questions)  # the check could tell runs apart
+
+
+def test_methods_are_registered_parts_with_checked_config(sample_kg):
+    from kgtool.errors import ConfigError, InputError
+
+    question = sample_questions()[0]["question"]
+    result = sample_kg.answer(question, agents="offline", method="care", tau_max=0, top_k=2)
+    run = sample_kg.trace(result.run_id)["run"]
+    assert json.loads(run["config"]) == {"top_k": 2, "tau_max": 0, "gamma": sample_kg.settings.gamma}
+    assert run["load_ms"] is not None and run["latency_ms"] == pytest.approx(result.latency_ms)
+    assert all(len(s["candidates"]) <= 2 for s in sample_kg.trace(result.run_id)["steps"])
+    with pytest.raises(ConfigError, match="unknown method 'nope'; registered: care"):
+        sample_kg.answer(question, method="nope")
+    with pytest.raises(ConfigError, match="has no setting tau"):
+        sample_kg.answer(question, method="care", tau=1)
+    with pytest.raises(InputError, match="question is empty"):
+        sample_kg.answer(" \u200b\t\n ")
+
+
+def test_a_method_that_fails_leaves_a_closed_failed_run(sample_kg):
+    from kgtool.reason.methods.care import Care
+
+    class Broken(Care):
+        """CARE whose critic step breaks."""
+
+        def run(self, ctx, question):
+            ctx.agents.planner.plan(question)
+            raise RuntimeError("the critic fell over")
+
+    kg = KnowledgeGraph(sample_kg.db, sample_kg.settings)
+    kg.methods.register("broken", Broken)
+    assert "broken" not in sample_kg.methods  # registries are per graph: nothing leaks
+    with pytest.raises(RuntimeError, match="fell over"):
+        kg.answer(sample_questions()[0]["question"], method="broken", agents="offline")
+    keys, rows = kg.query("MATCH (r:Run {method: 'broken'}) WHERE r.status = 'failed' RETURN r.error AS error, "
+                          "r.finished_at IS NOT NULL AS closed")
+    assert rows == [{"error": "RuntimeError: the critic fell over", "closed": True}]

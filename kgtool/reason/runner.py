@@ -52,7 +52,7 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
     with kg.db.session() as session, meter as usage, _bound(agent_set.view, session):
         trace = TraceRecorder(kg.db, session, chosen.taxonomy)
         record = {"embedder": kg.settings.embedder, "llm_model": kg.settings.llm_model if agents == "llm" else None}
-        trace.start_run(question, chosen.name, agents, scope, record, chosen.config())
+        trace.start_run(question, method, agents, scope, record, chosen.config())
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
                          budget=Budget(max_steps=kg.settings.max_steps), memo=memo)
@@ -71,7 +71,7 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
         else:
             trace.finish(finish)
     return Answer(question, outcome.answer, outcome.answer_id, [h.as_chain_entry() for h in outcome.chain],
-                  trace.run_id, chosen.name, agents, outcome.status, latency_ms, usage.tokens, outcome.backtracks,
+                  trace.run_id, method, agents, outcome.status, latency_ms, usage.tokens, outcome.backtracks,
                   outcome.plan, load_ms)
 
 

@@ -34,7 +34,8 @@ class Outcome:
 
 
 class Method(Protocol):
-    name: str
+    """The registry's name is the method's name; `taxonomy` types its verdicts."""
+
     taxonomy: type[StrEnum] | None
 
     def config(self) -> dict:

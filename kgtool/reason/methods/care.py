@@ -23,7 +23,6 @@ from kgtool.reason.taxonomy import CareError
 class Care:
     """CARE: planner, selector over the top-K of each hop, critic with up to tau_max backtracks."""
 
-    name = "care"
     taxonomy = CareError
 
     def __init__(self, *, top_k: int = 3, tau_max: int = 2, gamma: float = 1.5):
