@@ -53,3 +53,22 @@ def test_ask_json_output_has_the_chain(kg, neo4j_settings):
     assert data["answer"] == "Keanu Reeves"
     assert data["chain"][0]["evidence"] == "Jacinda Ardern is married to Keanu Reeves."
     assert data["run_id"].startswith("run-")
+
+
+def test_methods_lists_care_and_ask_takes_a_method_and_its_settings(kg, neo4j_settings):
+    runner = CliRunner()
+    listed = runner.invoke(main, ["methods"], env=env_for(neo4j_settings), catch_exceptions=False)
+    assert listed.exit_code == 0 and "care" in listed.output and "offline" in listed.output
+    kg.ingest_edits(SAMPLE / "edits.jsonl")
+    out = runner.invoke(main, ["ask", "Who is Jacinda Ardern married to?", "--json", "--method", "care",
+                               "--set", "top_k=1"], env=env_for(neo4j_settings), catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["answer"] == "Keanu Reeves" and data["method"] == "care"
+    assert json.loads(kg.trace(data["run_id"])["run"]["config"])["top_k"] == 1
+    bad = runner.invoke(main, ["ask", "Who is Jacinda Ardern married to?", "--set", "nonsense=1"],
+                        env=env_for(neo4j_settings), catch_exceptions=False)
+    assert bad.exit_code == 2 and "has no setting nonsense" in bad.output
+    unknown = runner.invoke(main, ["ask", "Who?", "--method", "nope"], env=env_for(neo4j_settings),
+                            catch_exceptions=False)
+    assert unknown.exit_code == 2 and "registered: care" in unknown.output
