@@ -73,10 +73,26 @@ class RunContext:
     trace: TraceRecorder
     link: Callable[[str], str | None]  # a name to an Entity id, or None
     gamma: float
+    # the KnowledgeGraph: its shared, lazily loaded models (settings, matcher, embedder,
+    # llm_client, scorers, catalog) for roles a method builds with `role`
+    kg: Any = None
     usage: Usage = field(default_factory=Usage)  # this run's model calls, metered in its own thread
     budget: Budget = field(default_factory=Budget)
     memo: dict = field(default_factory=dict)  # entity id -> pool: this answer's neighbourhood reads
+    _roles: dict = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
         return self.trace.run_id or ""
+
+    def role(self, name: str):
+        """The agent family's implementation of a method-specific role (e.g. "feedback"), built once per run.
+
+        Roles are registered in kgtool.reason.agents.factory.ROLES as "<family>.<role>"
+        (e.g. "offline.feedback"); the factory receives this context.
+        """
+        if name not in self._roles:
+            from kgtool.reason.agents.factory import ROLES
+
+            self._roles[name] = ROLES.create(f"{self.agents.kind}.{name}", self)
+        return self._roles[name]

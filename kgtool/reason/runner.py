@@ -55,7 +55,7 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
         trace.start_run(question, method, agents, scope, record, chosen.config())
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
-                         budget=Budget(max_steps=kg.settings.max_steps), memo=memo)
+                         kg=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo)
         try:
             outcome = chosen.run(ctx, question)
         except Exception as exc:

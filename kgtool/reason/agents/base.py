@@ -56,17 +56,6 @@ class AgentSet:
     generator: Generator
     usage_source: Any = None
     view: Any = None
-    # further roles a method may ask for (e.g. a constraint planner), built on demand
-    extra: dict[str, Any] | None = None
-
-    def role(self, name: str) -> Any:
-        if hasattr(self, name) and name != "extra":
-            return getattr(self, name)
-        if self.extra and name in self.extra:
-            return self.extra[name]
-        from kgtool.errors import ConfigError
-
-        raise ConfigError(f"the {self.kind} agents have no {name!r} role")
 
 
 __all__ = ["AgentSet", "Planner", "Selector", "Critic", "Generator", "CandidateFact", "ChainLink", "Judgement",

@@ -10,6 +10,9 @@ from kgtool.core.registry import Registry
 from kgtool.reason.agents.base import AgentSet
 
 AGENTS = Registry("agent family")
+# Roles beyond CARE's four that a method asks for with RunContext.role(name), one entry per
+# family: "<family>.<role>" -> factory(ctx). Register lazily ("module:attr") so listing imports nothing.
+ROLES = Registry("agent role")
 
 
 @AGENTS.register("offline", description="no LLM: graph-guided relation-path planning, MiniLM relation matching, "
