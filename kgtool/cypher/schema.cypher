@@ -1,9 +1,11 @@
 // The schema: uniqueness constraints, full-text and vector indexes.
 // Idempotent (IF NOT EXISTS): `kgtool db init` applies it on every call.
 // Several statements, separated by `;` at line ends (the only multi-statement file).
-// The full-text indexes are for analysts (no loop queries them) and are eventually
-// consistent: Lucene updates happen after commit, off the ingest path, which took a
-// third of ingest time when they ran inside each transaction. Facts and entities are
+// The full-text indexes are eventually consistent: Lucene updates happen after
+// commit, off the ingest path, which took a third of ingest time when they ran
+// inside each transaction. entity_names and fact_evidence serve analysts; passage_text
+// serves passage retrieval, so ingestion waits for it to catch up before it returns
+// (admin/await_fulltext). Facts and entities are
 // reached through the id constraints, so no other property indexes are kept on them
 // beyond the normalised entity name.
 // params: $dimension (substituted by kgtool from the embedding_dim setting; schema commands take no parameters)
@@ -17,6 +19,7 @@ CREATE CONSTRAINT run_id IF NOT EXISTS FOR (n:Run) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT step_id IF NOT EXISTS FOR (n:Step) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT relation_key IF NOT EXISTS FOR (n:Relation) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT verdict_id IF NOT EXISTS FOR (n:Verdict) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT perturbation_id IF NOT EXISTS FOR (n:Perturbation) REQUIRE n.id IS UNIQUE;
 CREATE INDEX edit_case IF NOT EXISTS FOR (n:Edit) ON (n.case_id);
 CREATE INDEX edit_batch IF NOT EXISTS FOR (n:Edit) ON (n.batch);
 CREATE INDEX edit_slot IF NOT EXISTS FOR (n:Edit) ON (n.slot);
@@ -25,6 +28,8 @@ CREATE INDEX run_question IF NOT EXISTS FOR (n:Run) ON (n.question_id);
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.alias_text]
   OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};
 CREATE FULLTEXT INDEX fact_evidence IF NOT EXISTS FOR (n:Fact) ON EACH [n.evidence]
+  OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};
+CREATE FULLTEXT INDEX passage_text IF NOT EXISTS FOR (n:Passage) ON EACH [n.title, n.text]
   OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};
 CREATE VECTOR INDEX relation_embedding IF NOT EXISTS FOR (n:Relation) ON (n.embedding)
   OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};

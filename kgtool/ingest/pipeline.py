@@ -132,5 +132,6 @@ def ingest_edits(
             account(pending[0], pending[1].result())
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
+    db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
     summary.seconds = time.perf_counter() - t0
     return summary
