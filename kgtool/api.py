@@ -184,11 +184,52 @@ class KnowledgeGraph:
 
         return self._lazy("_matcher", lambda: RelationMatcher(self.embedder))
 
-    def evaluate_mquake(self, path, **options):
-        """MQuAKE Acc / Hop-Acc (see kgtool.eval.mquake.evaluate_mquake for the options)."""
+    # --- evaluation ---------------------------------------------------------------
+    def evaluate_mquake(self, path, *, methods=None, scope: str = "all", k: int = 100, agents: str | None = None,
+                        workers: int = 4, limit: int | None = None, perturb=None, keep_perturbation: bool = False,
+                        progress=None):
+        """MQuAKE Acc / Hop-Acc (per case), EM / F1 and cost, every method side by side.
+
+        methods: names, "m1,m2" or "all"/None (every registered method); scope: "1", "k" (groups
+        of k cases) or "all"; perturb: None, "drop=F,distract=F,seed=N" or a mapping: answer on a
+        perturbed view, removed afterwards unless keep_perturbation. progress(done, total, method).
+        Returns a kgtool.eval.report.EvalReport (`.as_dict()` is the JSON report).
+        """
         from kgtool.eval.mquake import evaluate_mquake
 
-        return evaluate_mquake(self, path, **options)
+        return evaluate_mquake(self, path, scope=scope, k=k, methods=methods, agents=agents, workers=workers,
+                               limit=limit, perturb=perturb, keep_perturbation=keep_perturbation, progress=progress)
+
+    def evaluate_qa(self, path, *, format: str | None = None, methods=None, agents: str | None = None,
+                    workers: int = 4, limit: int | None = None, perturb=None, keep_perturbation: bool = False,
+                    progress=None):
+        """EM, F1, Acc (= EM), Hop-Acc where the data has gold hops, and cost on a multi-hop QA file.
+
+        format: jsonl, hotpotqa, musique, 2wiki or pathquestion (default: from the extension);
+        the other options as for evaluate_mquake. Every edit is in force.
+        Returns a kgtool.eval.report.EvalReport.
+        """
+        from kgtool.eval.qa import evaluate_qa
+
+        return evaluate_qa(self, path, format=format, methods=methods, agents=agents, workers=workers, limit=limit,
+                           perturb=perturb, keep_perturbation=keep_perturbation, progress=progress)
+
+    def perturb(self, *, drop: float = 0.0, distract: float = 0.0, seed: int = 0) -> str:
+        """Store a perturbed view of the graph and return its id; the stored facts are not changed.
+
+        A seeded `drop` fraction of the facts in force is hidden and `distract` times as many
+        plausible wrong facts are added (see kgtool.eval.perturb). Answer on it with
+        scope={"perturbation": id} (or Scope(...).with_perturbation(id)); undo with remove_perturbation.
+        """
+        from kgtool.eval.perturb import PerturbSpec, create_perturbation
+
+        return create_perturbation(self.db, PerturbSpec(drop, distract, seed)).id
+
+    def remove_perturbation(self, perturbation_id: str) -> int:
+        """Delete a perturbation's distractors and the perturbation; returns how many distractors went."""
+        from kgtool.eval.perturb import remove_perturbation
+
+        return remove_perturbation(self.db, perturbation_id)
 
     def trace(self, run_id: str) -> dict | None:
         """A stored run as a dict: the run, its steps with candidates, verdicts and backtracks."""

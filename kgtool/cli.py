@@ -352,9 +352,91 @@ def trace_show(run_id, html_path):
         console.print(f"wrote {html_path}")
 
 
+from kgtool.eval.qa_data import FORMATS as QA_FORMATS  # light: only the --format choices
+
+
 @main.group("eval")
 def eval_():
-    """Evaluate on benchmarks."""
+    """Evaluate methods side by side on benchmarks (MQuAKE, multi-hop QA)."""
+
+
+def _perturb_spec(ctx, param, value):
+    from kgtool.eval.perturb import PerturbSpec
+
+    try:
+        return PerturbSpec.parse(value)
+    except KgToolError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _eval_options(what: str):
+    """The options both eval commands share; `what` is what --limit counts."""
+    options = [
+        click.option("--method", "methods", default="all", show_default=True, metavar="M1,M2,...|all",
+                     help="Methods to compare on the same questions, comma-separated; all = every registered "
+                          "method (see `kgtool methods`)."),
+        click.option("--agents", type=click.Choice(["offline", "llm"]), default=None,
+                     help="Agent family (default: llm when an endpoint is configured, else offline)."),
+        click.option("--workers", default=4, show_default=True, help="Questions answered in parallel."),
+        click.option("--limit", type=int, default=None, help=f"Only the first N {what}."),
+        click.option("--perturb", callback=_perturb_spec, default=None, metavar="drop=F,distract=F,seed=N",
+                     help="Answer on a perturbed view: hide a seeded fraction (drop) of the facts in force and "
+                          "add plausible wrong facts (distract, a fraction of the facts in force). Stored facts "
+                          "are not changed; the view is removed afterwards."),
+        click.option("--keep-perturbation", is_flag=True,
+                     help="Keep the perturbation after the run (to inspect it; remove it later with "
+                          "`kgtool eval remove-perturbation ID`)."),
+        click.option("--json", "json_out", type=click.Path(dir_okay=False),
+                     help="Write the report as JSON: per method under methods.<name> (with one method also at "
+                          "top level), with every question's result."),
+        click.option("--html", "html_out", type=click.Path(dir_okay=False),
+                     help="Write a self-contained HTML page: accuracy by method and hop count, latency and "
+                          "backtracks per method."),
+    ]
+
+    def decorate(fn):
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+def _run_eval(evaluate, json_out, html_out):
+    """Run `evaluate(kg, progress)` under a progress bar, print the side-by-side table, write the files."""
+    from rich.measure import Measurement
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from kgtool.eval.report import rich_table
+
+    with _connect() as kg:
+        with Progress(TextColumn("answering {task.fields[method]}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err_console) as bar:
+            task = bar.add_task("q", total=None, method="")
+            report = evaluate(kg, lambda done, total, method: bar.update(task, completed=done, total=total,
+                                                                         method=method))
+    data = report.as_dict()
+    table = rich_table(data)
+    # a pipe or a file gets the table at its natural width instead of squeezed into 80 columns
+    natural = Measurement.get(console, console.options.update_width(1000), table).maximum
+    (console if console.is_terminal else Console(width=max(console.width, natural))).print(table)
+    for name, summary in data["methods"].items():
+        console.print(f"{name}: questions {summary['questions']}, {summary['seconds']:.1f} s", highlight=False)
+    for note in data["notes"]:
+        err_console.print(f"[yellow]note[/] {note}", highlight=False)
+    pert = data["perturbation"]
+    if pert:
+        fate = "removed" if pert["removed"] else f"kept (remove it with: kgtool eval remove-perturbation {pert['id']})"
+        console.print(f"perturbation {pert['id']}: {pert['hidden']} facts hidden, {pert['added']} distractors "
+                      f"added; {fate}", highlight=False)
+    if json_out:
+        Path(json_out).write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+        console.print(f"wrote {json_out}")
+    if html_out:
+        from kgtool.eval.report_html import render_report_html
+
+        Path(html_out).write_text(render_report_html(data), encoding="utf-8")
+        console.print(f"wrote {html_out}")
 
 
 @eval_.command("mquake")
@@ -362,45 +444,47 @@ def eval_():
 @click.option("--scope", type=click.Choice(["1", "k", "all"]), default="all", show_default=True,
               help="Edits in force per case: its own (1), its group of --k cases (k), or all.")
 @click.option("--k", default=100, show_default=True, help="Group size for --scope k.")
-@click.option("--method", type=click.Choice(["care"]), default="care", show_default=True)
-@click.option("--agents", type=click.Choice(["offline", "llm"]), default=None)
-@click.option("--workers", default=4, show_default=True, help="Questions answered in parallel.")
-@click.option("--limit", type=int, default=None, help="Only the first N cases.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the report as JSON.")
-def eval_mquake(path, scope, k, method, agents, workers, limit, json_out):
-    """Multi-hop accuracy and Hop-Acc on an MQuAKE file (ingest it first).
+@_eval_options("cases")
+def eval_mquake(path, scope, k, methods, agents, workers, limit, perturb, keep_perturbation, json_out, html_out):
+    """Acc, Hop-Acc, EM and F1 of every method on an MQuAKE file (ingest it first).
 
     Acc counts a case when any of its questions gets the new answer or an
-    alias; Hop-Acc when some question's chain matches every gold hop.
+    alias; Hop-Acc when some question's chain matches every gold hop; both
+    also by hop count. EM and F1 are per question (SQuAD normalisation).
+    One row per method: accuracy, latency p50/p90, tokens and backtracks per
+    question, run statuses.
     """
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    _run_eval(lambda kg, progress: kg.evaluate_mquake(
+        path, methods=methods, scope=scope, k=k, agents=agents, workers=workers, limit=limit, perturb=perturb,
+        keep_perturbation=keep_perturbation, progress=progress), json_out, html_out)
 
+
+@eval_.command("qa")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(QA_FORMATS), default=None,
+              help="jsonl ({\"id\", \"question\", \"answers\": [...], \"hops\"?}), hotpotqa, musique, 2wiki, or "
+                   "pathquestion (question<TAB>answers[<TAB>path]). Default: from the extension (.jsonl, .txt).")
+@_eval_options("questions")
+def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbation, json_out, html_out):
+    """EM, F1, Acc and (where the data has gold hops) Hop-Acc of every method on a multi-hop QA file.
+
+    Answers are compared after SQuAD normalisation (lowercase, no punctuation
+    or articles) with the gold answer and its aliases; Acc is exact match.
+    Every edit in the graph is in force. A bad record stops the run before
+    any question is answered, and every bad line is listed (file:line).
+    """
+    _run_eval(lambda kg, progress: kg.evaluate_qa(
+        path, format=fmt, methods=methods, agents=agents, workers=workers, limit=limit, perturb=perturb,
+        keep_perturbation=keep_perturbation, progress=progress), json_out, html_out)
+
+
+@eval_.command("remove-perturbation")
+@click.argument("perturbation_id")
+def eval_remove_perturbation(perturbation_id):
+    """Remove a perturbation kept with --keep-perturbation (its distractors go; stored facts are untouched)."""
     with _connect() as kg:
-        with Progress(TextColumn("answering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=err_console) as bar:
-            task = bar.add_task("q", total=None)
-            report = kg.evaluate_mquake(path, scope=scope, k=k, method=method, agents=agents, workers=workers,
-                                        limit=limit, progress=lambda d, t: bar.update(task, completed=d, total=t))
-    data = report.as_dict()
-    table = Table(title=f"MQuAKE {Path(path).name}: {data['method']}/{data['agents']}, scope {data['scope']}")
-    for col in ("hops", "cases", "Acc", "Hop-Acc"):
-        table.add_column(col, justify="right")
-    for hops, row in data["by_hops"].items():
-        table.add_row(hops, str(row["cases"]), f"{row['acc']:.3f}", f"{row['hop_acc']:.3f}")
-    table.add_row("all", str(data["cases"]), f"{data['acc']:.3f}", f"{data['hop_acc']:.3f}", style="bold")
-    console.print(table)
-    console.print(f"questions {data['questions']}, latency p50 {data['latency_ms']['p50']:.1f} ms, "
-                  f"p90 {data['latency_ms']['p90']:.1f} ms, tokens/question {data['tokens_per_question']:.1f}, "
-                  f"{data['seconds']:.1f} s")
-    if json_out:
-        Path(json_out).write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-        console.print(f"wrote {json_out}")
+        removed = kg.remove_perturbation(perturbation_id)
+    console.print(f"removed perturbation {perturbation_id} and its {removed} distractor fact(s)", highlight=False)
 
 
 # --- cypher ---------------------------------------------------------------

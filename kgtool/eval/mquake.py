@@ -1,22 +1,24 @@
-"""MQuAKE evaluation: multi-hop accuracy and Hop-Acc, by hop count, with cost.
+"""MQuAKE evaluation: multi-hop accuracy and Hop-Acc, by hop count, with cost,
+for every method side by side.
 
 Acc: a case counts as correct when ANY of its questions is answered with the
 new answer or one of its aliases (MQuAKE's rule). Hop-Acc: a case counts when
 some question's chain has exactly the gold post-edit hops, each hop's entity
-matching the gold answer or an alias. Edit scopes follow CARE's settings:
-1-edited (each case sees only its own edits), k-edited (cases in groups of k),
-all-edited (every edit in force).
+matching the gold answer or an alias. Both compare names with kgtool's name
+normaliser, as before. Per question, EM and F1 (SQuAD normalisation, against
+the new answer and its aliases) are reported too. Edit scopes follow CARE's
+settings: 1-edited (each case sees only its own edits), k-edited (cases in
+groups of k), all-edited (every edit in force).
 """
 from __future__ import annotations
 
-import statistics
-import time
-from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from kgtool.core.text import normalize
 from kgtool.errors import ConfigError
-from kgtool.ingest.linking import normalize
+from kgtool.eval.harness import answer_with_each, perturbed, resolve_methods
+from kgtool.eval.metrics import exact_match, max_f1
+from kgtool.eval.report import CaseResult, EvalReport, MethodRun, QuestionResult
 from kgtool.ingest.readers import read_edits
 from kgtool.ingest.records import Case
 
@@ -45,91 +47,52 @@ def case_scopes(cases: list[Case], scope: str, k: int) -> list[object]:
     raise ConfigError(f"scope must be 1, k or all; got {scope!r}")
 
 
-@dataclass
-class CaseResult:
-    case_id: str
-    hops: int
-    correct: bool
-    hop_correct: bool
-    answers: list[str | None]
-    run_ids: list[str]
-
-
-@dataclass
-class Report:
-    method: str
-    agents: str
-    scope: str
-    cases: list[CaseResult] = field(default_factory=list)
-    latencies_ms: list[float] = field(default_factory=list)
-    tokens: list[int] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def as_dict(self) -> dict:
-        by_hops = defaultdict(list)
-        for c in self.cases:
-            by_hops[c.hops].append(c)
-        n = len(self.cases) or 1
-        lat = sorted(self.latencies_ms)
-        return {
-            "method": self.method, "agents": self.agents, "scope": self.scope,
-            "cases": len(self.cases), "questions": len(self.latencies_ms),
-            "acc": sum(c.correct for c in self.cases) / n,
-            "hop_acc": sum(c.hop_correct for c in self.cases) / n,
-            "by_hops": {
-                str(h): {"cases": len(cs), "acc": sum(c.correct for c in cs) / len(cs),
-                         "hop_acc": sum(c.hop_correct for c in cs) / len(cs)}
-                for h, cs in sorted(by_hops.items())
-            },
-            "latency_ms": {"p50": _pct(lat, 50), "p90": _pct(lat, 90)},
-            "tokens_per_question": statistics.fmean(self.tokens) if self.tokens else 0.0,
-            "seconds": round(self.seconds, 2),
-            "results": [vars(c) for c in self.cases],
-        }
-
-
-def _pct(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return 0.0
-    idx = min(len(sorted_values) - 1, max(0, round(q / 100 * (len(sorted_values) - 1))))
-    return sorted_values[idx]
-
-
 def chain_matches(chain: list[dict], case: Case) -> bool:
     if len(chain) != len(case.hops):
         return False
     return all(matches(step.get("answer"), hop.answer, hop.aliases) for step, hop in zip(chain, case.hops))
 
 
-def evaluate_mquake(kg, path: str | Path, *, scope: str = "all", k: int = 100, method: str = "care",
-                    agents: str | None = None, workers: int = 4, limit: int | None = None,
-                    progress=None) -> Report:
+def _method_run(method: str, agents: str, cases: list[Case], answers, seconds: float) -> MethodRun:
+    results, case_results, i = [], [], 0
+    for case in cases:
+        gold = [case.new_answer, *case.new_answer_aliases]
+        got = answers[i:i + len(case.questions)]
+        i += len(case.questions)
+        ids = [f"{case.case_id}:{j}" for j in range(len(got))]
+        for qid, a in zip(ids, got):
+            results.append(QuestionResult(
+                id=qid, question=a.question, prediction=a.answer, gold=gold, em=exact_match(a.answer, gold),
+                f1=max_f1(a.answer, gold), hop_correct=chain_matches(a.chain, case), hops=len(case.hops),
+                status=a.status, run_id=a.run_id, latency_ms=a.latency_ms, tokens=a.tokens, backtracks=a.backtracks))
+        case_results.append(CaseResult(
+            case.case_id, len(case.hops), any(matches(a.answer, case.new_answer, case.new_answer_aliases) for a in got),
+            any(chain_matches(a.chain, case) for a in got), ids))
+    return MethodRun(method, agents, results, seconds, case_results)
+
+
+def evaluate_mquake(kg, path: str | Path, *, scope: str = "all", k: int = 100, methods=None,
+                    agents: str | None = None, workers: int = 4, limit: int | None = None, perturb=None,
+                    keep_perturbation: bool = False, progress=None) -> EvalReport:
+    """Answer every question of every case with each method (ingest the file first).
+
+    methods: names, "m1,m2" or "all"/None (every registered method). perturb: None,
+    "drop=F,distract=F,seed=N" or a mapping (kgtool.eval.perturb). progress(done, total, method).
+    """
     result = read_edits(path, "mquake")
     cases = result.cases[:limit] if limit else result.cases
     if not cases:
         raise ConfigError(f"{path}: no evaluation cases found")
+    names = resolve_methods(kg, methods)
     scopes = case_scopes(cases, scope, k)
-    questions, question_scopes, owners = [], [], []
-    for case, sc in zip(cases, scopes):
-        for q in case.questions:
-            questions.append(q)
-            question_scopes.append(sc)
-            owners.append(case.case_id)
+    questions = [q for case in cases for q in case.questions]
+    question_scopes = [sc for case, sc in zip(cases, scopes) for _ in case.questions]
     kind = agents or kg.default_agents()
-    report = Report(method, kind, scope if scope != "k" else f"k={k}")
-    t0 = time.perf_counter()
-    answers = kg.answer_many(questions, workers=workers, method=method, agents=kind, scopes=question_scopes,
-                             progress=progress)
-    report.seconds = time.perf_counter() - t0
-    by_case = defaultdict(list)
-    for owner, ans in zip(owners, answers):
-        by_case[owner].append(ans)
-        report.latencies_ms.append(ans.latency_ms)
-        report.tokens.append(ans.tokens)
-    for case in cases:
-        got = by_case[case.case_id]
-        correct = any(matches(a.answer, case.new_answer, case.new_answer_aliases) for a in got)
-        hop_correct = any(chain_matches(a.chain, case) for a in got)
-        report.cases.append(CaseResult(case.case_id, len(case.hops), correct, hop_correct,
-                                       [a.answer for a in got], [a.run_id for a in got]))
-    return report
+    with perturbed(kg, perturb, keep=keep_perturbation) as pert:
+        runs = answer_with_each(kg, questions, question_scopes, names, agents=kind, workers=workers,
+                                perturbation=pert["id"] if pert else None, progress=progress)
+    return EvalReport(
+        kind="mquake", data=str(path), format="mquake", agents=kind, scope=scope if scope != "k" else f"k={k}",
+        perturbation=pert, notes=[str(b) for b in result.bad],
+        runs=[_method_run(r.method, kind, cases, r.answers, r.seconds) for r in runs],
+    )

@@ -3,13 +3,21 @@
 // Scope: $cases and $batches are lists, or null for "every edit in the store".
 // Within a scope, an edit fact counts only if an in-scope edit asserts it, and a
 // base (pre-edit) fact counts unless an in-scope edit supersedes it.
+// $perturbation, when not null, names a stored perturbation (kgtool/eval/perturb.py)
+// seen on top of the scope: the facts it HIDES leave the pool, the distractor facts it
+// ADDS join it. When null, its two checks are skipped and the rest reads as without it;
+// distractors then never pass (status 'perturbation', source 'distractor', no Edit
+// asserts them).
+// A retracted fact (deleted from the graph but kept for the stored runs that used it,
+// see cypher/delete/) never passes. Within a scope, an edit that a later in-scope edit
+// OVERRIDES (conflict policy `latest`) no longer counts as asserting its facts.
 // $per_group caps the facts returned per (entity, relation, direction) group; the
 // offline planner reads a whole beam of entities this way in one round trip, and
 // a hub's thousand citizens cost it a handful of rows. null returns every fact (a hop).
 // group_size is the group's full size, so the caller knows when a pool was cut.
 // One row per entity (entities without facts have none), its facts as a list:
 // the driver decodes one list of maps much faster than as many records.
-// params: $entity_ids, $per_group, $cases, $batches
+// params: $entity_ids, $per_group, $cases, $batches, $perturbation
 // returns: entity_id, facts (list of {group_size, fact_id, head_id, head, relation, relation_key,
 //   relation_id, tail_id, tail, evidence, direction})
 UNWIND $entity_ids AS entity_id
@@ -23,10 +31,17 @@ CALL (e) {
 }
 WITH e, f, h, t, direction
 WHERE CASE
+  WHEN f.status = 'retracted' THEN false
+  WHEN $perturbation IS NOT NULL AND f.perturbation = $perturbation THEN true
+  WHEN $perturbation IS NOT NULL AND EXISTS { MATCH (:Perturbation {id: $perturbation})-[:HIDES]->(f) } THEN false
   WHEN $cases IS NULL AND $batches IS NULL THEN f.status = 'active'
   ELSE EXISTS {
          MATCH (ed:Edit)-[:ASSERTS]->(f)
          WHERE ($cases IS NULL OR ed.case_id IN $cases) AND ($batches IS NULL OR ed.batch IN $batches)
+           AND NOT EXISTS {
+             MATCH (ed)<-[:OVERRIDES]-(w:Edit)
+             WHERE ($cases IS NULL OR w.case_id IN $cases) AND ($batches IS NULL OR w.batch IN $batches)
+           }
        }
        OR (f.source = 'base' AND NOT EXISTS {
          MATCH (ed:Edit)-[:SUPERSEDES]->(f)

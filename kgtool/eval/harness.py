@@ -1,0 +1,88 @@
+"""What every evaluation shares: which methods to run, the perturbed view, and
+answering the same questions with each method in turn.
+
+Methods run one after another (each with `workers` parallel questions), so
+their latencies are measured under the same load and do not slow each other.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+from kgtool.core.scope import Scope
+from kgtool.core.types import Answer
+from kgtool.errors import ConfigError
+from kgtool.eval.perturb import Perturbation, PerturbSpec, create_perturbation, remove_perturbation
+
+# progress(done, total, method): questions answered so far over every method
+Progress = Callable[[int, int, str], None]
+
+
+def resolve_methods(kg, methods: str | Sequence[str] | None) -> list[str]:
+    """Method names from "m1,m2", a list, or "all"/None (every registered method), checked against kg.methods."""
+    registered = kg.methods.names()
+    if methods is None:
+        methods = ["all"]
+    elif isinstance(methods, str):
+        methods = methods.split(",")
+    names: list[str] = []
+    for name in (m.strip() for m in methods):
+        if not name:
+            continue
+        names.extend(registered if name == "all" else [name])
+    names = list(dict.fromkeys(names))
+    unknown = [n for n in names if n not in kg.methods]
+    if unknown:
+        raise ConfigError(f"unknown method(s) {', '.join(unknown)}; registered: {', '.join(registered) or 'none'} "
+                          "(or 'all')")
+    if not names:
+        raise ConfigError(f"no method given; registered: {', '.join(registered) or 'none'} (or 'all')")
+    return names
+
+
+@contextlib.contextmanager
+def perturbed(kg, spec, *, keep: bool = False) -> Iterator[dict | None]:
+    """Create the perturbation `spec` describes (None: no perturbation) for the block; remove it afterwards
+    unless `keep`. Yields the record that goes into the report (None without a perturbation)."""
+    spec = PerturbSpec.parse(spec)
+    if spec is None:
+        yield None
+        return
+    made: Perturbation = create_perturbation(kg.db, spec)
+    record = {**made.as_dict(), "removed": False}
+    try:
+        yield record
+    finally:
+        if not keep:
+            remove_perturbation(kg.db, made.id)
+            record["removed"] = True
+
+
+@dataclass
+class MethodAnswers:
+    method: str
+    answers: list[Answer]
+    seconds: float
+
+
+def answer_with_each(kg, questions: Sequence[str], scopes: Sequence, methods: Sequence[str], *, agents: str,
+                     workers: int, perturbation: str | None = None,
+                     progress: Progress | None = None) -> list[MethodAnswers]:
+    """Every method answers every question (with its scope, seen through `perturbation`)."""
+    seen = [Scope.parse(s).with_perturbation(perturbation) for s in scopes]
+    total = len(questions) * len(methods)
+    out = []
+    for index, method in enumerate(methods):
+        offset = index * len(questions)
+
+        def tick(done: int, _n: int, method=method, offset=offset):
+            if progress:
+                progress(offset + done, total, method)
+
+        t0 = time.perf_counter()
+        answers = kg.answer_many(list(questions), workers=workers, method=method, agents=agents, scopes=seen,
+                                 progress=tick)
+        out.append(MethodAnswers(method, answers, time.perf_counter() - t0))
+    return out

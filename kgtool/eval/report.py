@@ -1,0 +1,170 @@
+"""The side-by-side report of an evaluation: per-question results, per-method summaries,
+the JSON shape and the terminal table.
+
+JSON (`EvalReport.as_dict()`):
+
+    {"kind": "qa" | "mquake", "data": path, "format": ..., "agents": ..., "scope": ...,
+     "questions": n, "perturbation": {id, drop, distract, seed, hidden, added, removed} | null,
+     "notes": [...], "methods": {name: summary, ...},
+     ...and, when one method ran, that method's summary fields at top level too}
+
+A summary (`method_summary`): method, agents, questions, acc, em, f1, hop_acc
+(None when no question has gold hops), by_hops (per hop count: questions, acc,
+em, f1, hop_acc), latency_ms (p50, p90, mean), tokens_per_question,
+backtracks_per_question, status (counts), seconds, and results (one per
+question: id, question, prediction, gold, em, f1, hop_correct, hops, status,
+run_id, latency_ms, tokens, backtracks). MQuAKE runs carry `cases`: acc and
+hop_acc are then MQuAKE's per-case figures (kgtool.eval.mquake), by_hops counts
+cases too, and `case_results` lists them.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+
+from kgtool.eval.metrics import mean, percentile
+
+
+@dataclass
+class QuestionResult:
+    id: str
+    question: str
+    prediction: str | None
+    gold: list[str]
+    em: float
+    f1: float
+    hop_correct: bool | None  # None when the data has no gold hops for the question
+    hops: int | None
+    status: str
+    run_id: str
+    latency_ms: float
+    tokens: int = 0
+    backtracks: int = 0
+
+
+@dataclass
+class CaseResult:
+    """An MQuAKE case: correct when any of its questions is, hop-correct when any chain is."""
+
+    case_id: str
+    hops: int
+    correct: bool
+    hop_correct: bool
+    question_ids: list[str]
+
+
+@dataclass
+class MethodRun:
+    method: str
+    agents: str
+    results: list[QuestionResult]
+    seconds: float
+    cases: list[CaseResult] | None = None
+
+
+@dataclass
+class EvalReport:
+    kind: str
+    data: str
+    format: str
+    agents: str
+    scope: str
+    runs: list[MethodRun]
+    perturbation: dict | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        methods = {run.method: method_summary(run) for run in self.runs}
+        out = {"kind": self.kind, "data": self.data, "format": self.format, "agents": self.agents,
+               "scope": self.scope, "questions": len(self.runs[0].results) if self.runs else 0,
+               "perturbation": self.perturbation, "notes": list(self.notes)}
+        if len(methods) == 1:
+            out.update(next(iter(methods.values())))
+        out["methods"] = methods
+        return out
+
+
+def _rate(values) -> float | None:
+    values = [float(v) for v in values if v is not None]
+    return mean(values) if values else None
+
+
+def _question_block(results: list[QuestionResult]) -> dict:
+    em = _rate(r.em for r in results) or 0.0
+    return {"questions": len(results), "acc": em, "em": em, "f1": _rate(r.f1 for r in results) or 0.0,
+            "hop_acc": _rate(r.hop_correct for r in results)}
+
+
+def method_summary(run: MethodRun) -> dict:
+    results = run.results
+    latencies = [r.latency_ms for r in results]
+    out = {"method": run.method, "agents": run.agents}
+    out.update(_question_block(results))
+    by_hops: dict[int, list[QuestionResult]] = defaultdict(list)
+    for r in results:
+        if r.hops is not None:
+            by_hops[r.hops].append(r)
+    out["by_hops"] = {str(h): _question_block(rs) for h, rs in sorted(by_hops.items())}
+    if run.cases is not None:
+        _case_figures(out, run)
+    out.update({
+        "latency_ms": {"p50": percentile(latencies, 50), "p90": percentile(latencies, 90), "mean": mean(latencies)},
+        "tokens_per_question": mean(r.tokens for r in results),
+        "backtracks_per_question": mean(r.backtracks for r in results),
+        "status": dict(sorted(Counter(r.status for r in results).items())),
+        "seconds": round(run.seconds, 2),
+        "results": [asdict(r) for r in results],
+    })
+    if run.cases is not None:
+        out["case_results"] = [asdict(c) for c in run.cases]
+    return out
+
+
+def _case_figures(out: dict, run: MethodRun) -> None:
+    """MQuAKE's per-case Acc and Hop-Acc replace the per-question ones (EM and F1 stay per question)."""
+    cases = run.cases or []
+    n = len(cases) or 1
+    out["cases"] = len(cases)
+    out["acc"] = sum(c.correct for c in cases) / n
+    out["hop_acc"] = sum(c.hop_correct for c in cases) / n
+    by_id = {r.id: r for r in run.results}
+    grouped: dict[int, list[CaseResult]] = defaultdict(list)
+    for c in cases:
+        grouped[c.hops].append(c)
+    by_hops = {}
+    for h, cs in sorted(grouped.items()):
+        questions = [by_id[q] for c in cs for q in c.question_ids if q in by_id]
+        block = _question_block(questions)
+        block.update(cases=len(cs), acc=sum(c.correct for c in cs) / len(cs),
+                     hop_acc=sum(c.hop_correct for c in cs) / len(cs))
+        by_hops[str(h)] = block
+    out["by_hops"] = by_hops
+
+
+def _fmt(value, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def rich_table(data: dict):
+    """One row per method: accuracy (overall and by hop count), cost and outcome counts."""
+    from rich.table import Table
+
+    methods = data["methods"]
+    hop_counts = sorted({h for s in methods.values() for h in s["by_hops"]}, key=int)
+    title = f"{data['kind']} {data['data']}: agents {data['agents']}, scope {data['scope']}"
+    if data.get("perturbation"):
+        p = data["perturbation"]
+        title += f", perturbation {p['id']} (drop {p['drop']}, distract {p['distract']}, seed {p['seed']})"
+    table = Table(title=title)
+    columns = ["method", "cases" if data["kind"] == "mquake" else "questions", "Acc", "Hop-Acc", "EM", "F1",
+               *[f"Acc {h}-hop" for h in hop_counts], "p50 ms", "p90 ms", "tokens/q", "backtracks/q", "status"]
+    for col in columns:
+        table.add_column(col, justify="left" if col in ("method", "status") else "right")
+    for name, s in methods.items():
+        table.add_row(
+            name, str(s.get("cases", s["questions"])), _fmt(s["acc"]), _fmt(s["hop_acc"]), _fmt(s["em"]),
+            _fmt(s["f1"]), *[_fmt(s["by_hops"][h]["acc"]) if h in s["by_hops"] else "-" for h in hop_counts],
+            _fmt(s["latency_ms"]["p50"], 1), _fmt(s["latency_ms"]["p90"], 1), _fmt(s["tokens_per_question"], 1),
+            _fmt(s["backtracks_per_question"], 2), ", ".join(f"{k} {v}" for k, v in s["status"].items()),
+        )
+    return table

@@ -1,0 +1,249 @@
+"""An evaluation report (the JSON of kgtool.eval.report) as one self-contained HTML page.
+
+No scripts, no external CSS or fonts, no network: the charts are inline SVG
+drawn here, so the page opens from file:// anywhere and can be archived with
+the JSON. Every string from the data (questions, answers, method names) is
+HTML-escaped.
+
+Charts, each an <svg id="chart-...">, whose marks carry data-* attributes
+(data-chart, data-method, data-metric / data-hops / data-bucket, data-value)
+so they can be checked without reading pixels:
+  accuracy    Acc, Hop-Acc, EM and F1 per method (grouped bars)
+  hops        Acc per method for each hop count (grouped bars)
+  latency     latency per question per method (box: p25-p75, median, whiskers min-max, p90 tick)
+  backtracks  share of questions with 0, 1, 2 and 3+ backtracks per method (stacked bar), mean labelled
+"""
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from kgtool.eval.metrics import percentile
+
+PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5", "#9c6b4e")
+BUCKET_COLORS = ("#3ca951", "#efb118", "#ff725c", "#a4243b")
+BUCKETS = ("0", "1", "2", "3+")
+W = 600  # chart width (pixels): two charts side by side on a laptop screen
+
+
+def _esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def _color(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]
+
+
+def _legend(names: list[str], colors: list[str], y: float) -> str:
+    parts, x = [], 60.0
+    for name, color in zip(names, colors):
+        parts.append(f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="12" height="12" fill="{color}"/>'
+                     f'<text x="{x + 16:.1f}" y="{y:.1f}" class="legend">{_esc(name)}</text>')
+        x += 28 + 7.5 * len(name)
+    return "".join(parts)
+
+
+def _grouped_bars(chart: str, title: str, groups: list[str], series: list[str],
+                  value_of, group_attr: str, series_attr: str, colors: list[str]) -> str:
+    """Vertical bars on a 0..1 axis: one group per entry of `groups`, one bar per series in each."""
+    height, top, bottom, left = 260, 30, 200, 50
+    plot_h = bottom - top
+    group_w = (W - left - 20) / max(1, len(groups))
+    bar_w = min(36.0, (group_w - 16) / max(1, len(series)))
+    out = [f'<svg id="chart-{chart}" class="chart" viewBox="0 0 {W} {height}" width="{W}" height="{height}" '
+           f'role="img" aria-label="{_esc(title)}">',
+           f'<text x="{left}" y="18" class="title">{_esc(title)}</text>']
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = bottom - tick * plot_h
+        out.append(f'<line x1="{left}" x2="{W - 20}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>'
+                   f'<text x="{left - 6}" y="{y + 4:.1f}" class="axis" text-anchor="end">{tick:.2f}</text>')
+    for gi, group in enumerate(groups):
+        gx = left + gi * group_w + (group_w - bar_w * len(series)) / 2
+        for si, name in enumerate(series):
+            value = value_of(group, name)
+            x = gx + si * bar_w
+            if value is None:
+                continue  # no such figure (e.g. Hop-Acc without gold hops): no bar, not a zero
+            h = max(0.0, min(1.0, value)) * plot_h
+            out.append(
+                f'<rect class="bar" data-chart="{chart}" data-{group_attr}="{_esc(group)}" '
+                f'data-{series_attr}="{_esc(name)}" data-value="{value:.4f}" x="{x + 1:.1f}" y="{bottom - h:.1f}" '
+                f'width="{bar_w - 2:.1f}" height="{h:.2f}" fill="{colors[si]}">'
+                f'<title>{_esc(group)} · {_esc(name)}: {value:.3f}</title></rect>')
+        out.append(f'<text x="{left + gi * group_w + group_w / 2:.1f}" y="{bottom + 16}" class="axis" '
+                   f'text-anchor="middle">{_esc(group)}</text>')
+    out.append(_legend(series, colors, bottom + 44))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _accuracy_chart(methods: dict) -> str:
+    metrics = ["acc", "hop_acc", "em", "f1"]
+    if all(s.get("hop_acc") is None for s in methods.values()):
+        metrics.remove("hop_acc")
+    labels = {"acc": "Acc", "hop_acc": "Hop-Acc", "em": "EM", "f1": "F1"}
+    by_label = {labels[m]: m for m in metrics}
+    colors = [_color(i) for i in range(len(metrics))]
+    return _grouped_bars("accuracy", "Accuracy by method", list(methods), list(by_label),
+                         lambda method, label: methods[method].get(by_label[label]), "method", "metric", colors)
+
+
+def _hops_chart(methods: dict) -> str:
+    hops = sorted({h for s in methods.values() for h in s.get("by_hops", {})}, key=int)
+    if not hops:
+        return '<p class="none" id="chart-hops">No hop counts in this data.</p>'
+    names = list(methods)
+    return _grouped_bars("hops", "Acc by hop count", [f"{h}" for h in hops], names,
+                         lambda h, m: methods[m].get("by_hops", {}).get(h, {}).get("acc"), "hops", "method",
+                         [_color(i) for i in range(len(names))])
+
+
+def _latency_chart(methods: dict) -> str:
+    rows = {m: [r["latency_ms"] for r in s.get("results", []) if r.get("latency_ms") is not None]
+            for m, s in methods.items()}
+    top, row_h, left, right = 40, 44, 150, W - 30
+    height = top + row_h * max(1, len(rows)) + 30
+    hi = max((max(v) for v in rows.values() if v), default=1.0) or 1.0
+
+    def x(v: float) -> float:
+        return left + (right - left) * v / hi
+
+    out = [f'<svg id="chart-latency" class="chart" viewBox="0 0 {W} {height}" width="{W}" height="{height}" '
+           'role="img" aria-label="Latency per question">',
+           '<text x="10" y="18" class="title">Latency per question (ms): box p25–p75, median, '
+           'whiskers min–max, tick p90</text>']
+    for i in range(5):
+        v = hi * i / 4
+        out.append(f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="{top - 8}" y2="{height - 24}" class="grid"/>'
+                   f'<text x="{x(v):.1f}" y="{height - 10}" class="axis" text-anchor="middle">{v:.0f}</text>')
+    for i, (method, values) in enumerate(rows.items()):
+        cy = top + i * row_h + row_h / 2
+        out.append(f'<text x="{left - 8}" y="{cy + 4:.1f}" class="axis" text-anchor="end">{_esc(method)}</text>')
+        if not values:
+            continue
+        q = {p: percentile(values, p) for p in (0, 25, 50, 75, 90, 100)}
+        color = _color(i)
+        attrs = " ".join(f'data-p{p}="{v:.2f}"' for p, v in q.items())
+        out.append(
+            f'<g class="box" data-chart="latency" data-method="{_esc(method)}" {attrs}>'
+            f'<title>{_esc(method)}: median {q[50]:.1f} ms, p90 {q[90]:.1f} ms, {len(values)} questions</title>'
+            f'<line x1="{x(q[0]):.1f}" x2="{x(q[100]):.1f}" y1="{cy:.1f}" y2="{cy:.1f}" class="whisker"/>'
+            f'<rect class="iqr" x="{x(q[25]):.1f}" y="{cy - 11:.1f}" width="{max(1.0, x(q[75]) - x(q[25])):.1f}" '
+            f'height="22" fill="{color}" fill-opacity="0.55" stroke="{color}"/>'
+            f'<line class="median" x1="{x(q[50]):.1f}" x2="{x(q[50]):.1f}" y1="{cy - 11:.1f}" y2="{cy + 11:.1f}"/>'
+            f'<line class="p90" x1="{x(q[90]):.1f}" x2="{x(q[90]):.1f}" y1="{cy - 7:.1f}" y2="{cy + 7:.1f}"/>'
+            '</g>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _backtracks_chart(methods: dict) -> str:
+    top, row_h, left, right = 40, 34, 150, W - 120
+    height = top + row_h * max(1, len(methods)) + 40
+    out = [f'<svg id="chart-backtracks" class="chart" viewBox="0 0 {W} {height}" width="{W}" height="{height}" '
+           'role="img" aria-label="Backtracks per question">',
+           '<text x="10" y="18" class="title">Backtracks per question: share of questions with 0, 1, 2, 3+</text>']
+    for i, (method, s) in enumerate(methods.items()):
+        counts = [min(3, int(r.get("backtracks") or 0)) for r in s.get("results", [])]
+        y = top + i * row_h
+        out.append(f'<text x="{left - 8}" y="{y + 17}" class="axis" text-anchor="end">{_esc(method)}</text>')
+        x0 = float(left)
+        for b, bucket in enumerate(BUCKETS):
+            share = counts.count(b) / len(counts) if counts else 0.0
+            w = share * (right - left)
+            out.append(f'<rect class="segment" data-chart="backtracks" data-method="{_esc(method)}" '
+                       f'data-bucket="{bucket}" data-value="{share:.4f}" x="{x0:.1f}" y="{y + 4}" width="{w:.2f}" '
+                       f'height="20" fill="{BUCKET_COLORS[b]}"><title>{_esc(method)}: {share:.1%} of questions with '
+                       f'{bucket} backtrack(s)</title></rect>')
+            x0 += w
+        mean = s.get("backtracks_per_question") or 0.0
+        out.append(f'<text x="{right + 8}" y="{y + 18}" class="axis mean" data-method="{_esc(method)}" '
+                   f'data-value="{mean:.4f}">mean {mean:.2f}</text>')
+    out.append(_legend([f"{b} backtrack(s)" for b in BUCKETS], list(BUCKET_COLORS), height - 10))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _summary_table(methods: dict, kind: str) -> str:
+    head = ["method", "cases" if kind == "mquake" else "questions", "Acc", "Hop-Acc", "EM", "F1", "p50 ms", "p90 ms",
+            "tokens/q", "backtracks/q", "status"]
+    rows = []
+    for name, s in methods.items():
+        cells = [name, str(s.get("cases", s.get("questions"))), _num(s.get("acc")), _num(s.get("hop_acc")),
+                 _num(s.get("em")), _num(s.get("f1")), _num(s["latency_ms"]["p50"], 1),
+                 _num(s["latency_ms"]["p90"], 1), _num(s.get("tokens_per_question"), 1),
+                 _num(s.get("backtracks_per_question"), 2),
+                 ", ".join(f"{k} {v}" for k, v in (s.get("status") or {}).items())]
+        rows.append(f'<tr data-method="{_esc(name)}">' + "".join(f"<td>{_esc(c)}</td>" for c in cells) + "</tr>")
+    return ('<table id="summary"><thead><tr>' + "".join(f"<th>{_esc(h)}</th>" for h in head)
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def _questions_table(methods: dict) -> str:
+    names = list(methods)
+    by_method = {m: {r["id"]: r for r in s.get("results", [])} for m, s in methods.items()}
+    first = methods[names[0]].get("results", []) if names else []
+    head = "".join(f"<th>{_esc(m)}</th>" for m in names)
+    rows = []
+    for r in first:
+        cells = []
+        for m in names:
+            got = by_method[m].get(r["id"])
+            if got is None:
+                cells.append("<td></td>")
+                continue
+            mark = "right" if got.get("em") else "wrong"
+            cells.append(f'<td class="{mark}" title="F1 {_num(got.get("f1"))}, {_esc(got.get("status"))}, '
+                         f'run {_esc(got.get("run_id"))}">{_esc(got.get("prediction") or "(no answer)")}</td>')
+        rows.append(f"<tr><td>{_esc(r['id'])}</td><td>{_esc(r['question'])}</td>"
+                    f"<td>{_esc(' / '.join(r.get('gold') or []))}</td>{''.join(cells)}</tr>")
+    return (f'<details><summary>Every question ({len(first)})</summary><table id="questions"><thead><tr>'
+            f"<th>id</th><th>question</th><th>gold</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            "</details>")
+
+
+def render_report_html(data: dict) -> str:
+    """The page for one report dict (EvalReport.as_dict())."""
+    methods = data.get("methods") or {}
+    pert = data.get("perturbation")
+    facts = [("data", data.get("data")), ("kind", data.get("kind")), ("format", data.get("format")),
+             ("agents", data.get("agents")), ("scope", data.get("scope")), ("questions", data.get("questions"))]
+    if pert:
+        facts.append(("perturbation", f"{pert.get('id')}: drop {pert.get('drop')}, distract {pert.get('distract')}, "
+                                      f"seed {pert.get('seed')} ({pert.get('hidden')} facts hidden, "
+                                      f"{pert.get('added')} distractors added)"))
+    for note in data.get("notes") or []:
+        facts.append(("note", note))
+    meta = "".join(f"<dt>{_esc(k)}</dt><dd>{_esc(v)}</dd>" for k, v in facts)
+    body = (f"<h1>Evaluation: {_esc(', '.join(methods))}</h1><dl>{meta}</dl>"
+            + _summary_table(methods, data.get("kind", ""))
+            + '<div class="charts">' + _accuracy_chart(methods) + _hops_chart(methods) + _latency_chart(methods)
+            + _backtracks_chart(methods) + "</div>" + _questions_table(methods))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>kgtool evaluation: {_esc(data.get('data'))}</title>
+<style>
+body {{ font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }}
+dl {{ display: grid; grid-template-columns: max-content auto; gap: 2px 12px; }}
+dt {{ font-weight: 600; }} dd {{ margin: 0; }}
+table {{ border-collapse: collapse; margin: 12px 0; }}
+th, td {{ border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }}
+#summary td:not(:first-child):not(:last-child) {{ text-align: right; }}
+td.right {{ background: #e3f4e1; }} td.wrong {{ background: #fbe4e1; }}
+.charts {{ display: flex; flex-wrap: wrap; gap: 16px; }}
+.chart {{ border: 1px solid #eee; background: #fff; }}
+.chart .title {{ font-weight: 600; font-size: 13px; }}
+.chart .axis, .chart .legend {{ font-size: 11px; fill: #444; }}
+.chart .grid {{ stroke: #eee; }}
+.chart .whisker {{ stroke: #666; }} .chart .median {{ stroke: #000; stroke-width: 2; }}
+.chart .p90 {{ stroke: #a4243b; stroke-width: 2; }}
+</style></head>
+<body>{body}</body></html>
+"""
