@@ -38,6 +38,7 @@ _ENV = {
     "KGTOOL_LLM_API_KEY": "llm_api_key",
     "OPENAI_API_KEY": "llm_api_key",
     "KGTOOL_LLM_TIMEOUT": "llm_timeout",
+    "KGTOOL_LINKER": "linker",
 }
 
 
@@ -60,6 +61,8 @@ class Settings:
     # models
     embedder: str = "auto"  # auto | bge-m3 | minilm | <sentence-transformers directory>
     embedding_dim: int = 384
+    # how answering links names to entities: graph (name keys stored in Neo4j) | gazetteer (in memory, spaCy)
+    linker: str = "graph"
     # LLM agents (any OpenAI-compatible endpoint)
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"

@@ -51,10 +51,45 @@ def test_minilm_loads_from_the_packaged_directory(minilm):
     assert Path(minilm.path_or_name).is_dir()
 
 
-def test_sentence_transformer_directory_matches_minilm(minilm):
-    same = SentenceTransformerEmbedder(minilm.path_or_name, device="cpu")
-    texts = ["spouse", "married to"]
-    np.testing.assert_allclose(same.encode(texts), minilm.encode(texts), atol=1e-5)
+# short and long, padded together, unicode, typographic quotes, surrounding spaces, past max_seq_length
+TEXTS = [
+    "spouse",
+    "married to",
+    "What is the official language of the country where the spouse of the founder of "
+    "Alliance for Climate Protection has a citizenship?",
+    "  Ta\u2019izz \u201cHey Jude\u201d  ",
+    "Stra\u00dfe \u00e9migr\u00e9 \u5317\u4eac",
+    "C++ (film) U.S. D.C.",
+    "word " * 400,
+]
+
+
+def test_numpy_minilm_gives_the_sentence_transformers_vectors(minilm):
+    reference = SentenceTransformerEmbedder(minilm.path_or_name, device="cpu").encode(TEXTS)
+    ours = minilm.encode(TEXTS)
+    _assert_unit_rows(ours, len(TEXTS), 384)
+    assert np.min(np.sum(ours * reference, axis=1)) >= 1 - 1e-5  # cosine, row by row
+    np.testing.assert_allclose(ours, reference, atol=1e-5)
+    # a text's vector does not depend on what it is batched with (padding is masked)
+    np.testing.assert_allclose(minilm.encode([TEXTS[2]])[0], ours[2], atol=1e-5)
+
+
+def test_numpy_encoder_runs_any_mean_pooled_bert_directory(tiny_st_dir):
+    from kgtool.models.minilm import NumpyBertEncoder
+
+    texts = ["founded by", "spouse married to", "country of citizenship the founder", "unknownword"]
+    ours = NumpyBertEncoder(tiny_st_dir).encode(texts)
+    reference = SentenceTransformerEmbedder(str(tiny_st_dir), device="cpu").encode(texts)
+    assert ours.shape == (4, 24)
+    np.testing.assert_allclose(ours, reference, atol=1e-5)
+
+
+def test_numpy_encoder_refuses_other_architectures(tiny_bge_dir):
+    from kgtool.errors import ConfigError
+    from kgtool.models.minilm import NumpyBertEncoder
+
+    with pytest.raises(ConfigError, match="sentence-transformers embedder"):
+        NumpyBertEncoder(tiny_bge_dir)
 
 
 @pytest.fixture(scope="module")
@@ -207,3 +242,36 @@ def test_cosine():
     assert cosine([1, 0], [0, 3]) == pytest.approx(0.0)
     assert cosine([1, 1], [-1, -1]) == pytest.approx(-1.0)
     assert cosine([0, 0], [1, 0]) == 0.0
+
+
+HEAVY = ("spacy", "torch", "sentence_transformers", "transformers", "pandas", "pyarrow", "huggingface_hub")
+
+
+def test_a_cold_cli_answer_imports_no_model_stack(kg, neo4j_settings, tmp_path):
+    """`kgtool ask` in a new process: linked through the graph, MiniLM in numpy, no heavy imports."""
+    import json
+    import subprocess
+    import sys
+
+    edits = tmp_path / "edits.jsonl"
+    edits.write_text(json.dumps({"id": "e1", "subject": "Hey Jude", "relation": "performer", "object": "Madonna",
+                                 "old_object": "The Beatles", "description": "Hey Jude was performed by Madonna."}) + "\n")
+    kg.ingest_edits(edits)
+    code = (
+        "import sys\n"
+        "from kgtool.cli import main\n"
+        "try:\n"
+        "    main(['ask', 'Who performed Hey Jude?', '--agents', 'offline', '--json'], standalone_mode=False)\n"
+        "finally:\n"
+        f"    print('LOADED', [m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)\n"
+    )
+    env = {**os.environ, "KGTOOL_HOME": str(neo4j_settings.home), "KGTOOL_NEO4J_PORT": str(neo4j_settings.neo4j_port),
+           "KGTOOL_RUNTIME_DIR": str(neo4j_settings.runtime_dir), "KGTOOL_EMBEDDER": "minilm"}
+    env.pop("NEO4J_URI", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1])["answer"] == "Madonna"
+    assert "LOADED []" in out.stderr
+    # the run's own latency leaves loading out: the process did load MiniLM and the name keys
+    run = kg.query("MATCH (r:Run) RETURN r.latency_ms AS latency, r.load_ms AS load")[1]
+    assert len(run) == 1 and run[0]["load"] > 0 and run[0]["latency"] > 0

@@ -170,3 +170,139 @@ def test_batched_pattern_tokenisation_matches_one_doc_per_name():
         tokens = [t for t in doc if not t.is_space]
         expected.append((tuple(t.lower for t in tokens), tuple(t.orth for t in tokens)))
     assert g._pattern_keywords(names) == expected
+
+
+# --------------------------------------------------------------------------- the graph linker
+
+from kgtool.ingest.linking import GraphLinker, word_spans  # noqa: E402
+
+NAMES = {
+    "Q30": ["United States of America", "the United States", "USA", "US", "America"],
+    "Q60": ["New York City", "NYC"],
+    "Q1384": ["New York", "New York State"],
+    "name:york": ["York"],
+    "Q6532507": ["Let's Move!"],
+    "Q312": ["Apple Inc.", "Apple"],
+    "Q1": ["Paris Hilton", "Paris"],
+    "Q90": ["Paris", "City of Light"],
+    "name:ta'izz": ["Ta'izz"],
+    "name:up (film)": ["Up (film)"],
+}
+TEXTS = [
+    "Is New York City bigger than New York State or York?",
+    "who governs the UNITED STATES of america?",
+    "Tell us about it",
+    "Tell the US about it",
+    "Did USA win?",
+    'Who founded "Let\u2019s Move!"?',
+    "Who founded Let's Move?",
+    "Who is the CEO of Apple Inc.?",
+    "Apple's CEO and New York's mayor",
+    "I love Paris.",
+    "Where is \u201cTa\u2019izz\u201d?",
+    "Who directed Up (film) and New-York?",
+    "",
+    "no names here at all",
+]
+
+
+def _write_entities(kg, names: dict[str, list[str]]) -> None:
+    from kgtool.ingest.linking import normalize
+
+    rows = [{"id": eid, "name": ns[0], "norm": normalize(ns[0]), "qid": None, "aliases": ns[1:],
+             "alias_text": " | ".join(ns[1:])} for eid, ns in names.items()]
+    kg.db.write("ingest/merge_entities", rows=rows)
+
+
+def _gazetteer(names: dict[str, list[str]]) -> Gazetteer:
+    g = Gazetteer()
+    for eid, ns in names.items():
+        g.add(eid, ns)
+    return g
+
+
+def test_word_spans_split_where_spacy_does():
+    def words(text):
+        return [text[a:b] for a, b in word_spans(text)]
+
+    assert words("Who founded \u201cLet\u2019s Move!\u201d?") == ["Who", "founded", "\u201c", "Let", "\u2019s", "Move",
+                                                              "!", "\u201d", "?"]
+    assert words("Apple's CEO, (New-York) U.S. Inc.") == ["Apple", "'s", "CEO", ",", "(", "New", "-", "York", ")",
+                                                         "U.S.", "Inc", "."]
+    nlp = load_nlp(prefer_statistical=False)
+    for text in ["Who performed Hey Jude?", "What is the capital of the country of Poland's president?",
+                 'Who founded "Let\'s Move!"?', "Is (New-York) in the U.S.?"]:
+        assert words(text) == [t.text for t in nlp.make_doc(text)]
+
+
+def test_graph_linker_links_the_same_mentions_as_the_gazetteer(kg):
+    _write_entities(kg, NAMES)
+    gazetteer, linker = _gazetteer(NAMES), GraphLinker(kg.db)
+    for text in TEXTS:
+        assert linker.find_mentions(text) == gazetteer.find_mentions(text), text
+    for name in [n for ns in NAMES.values() for n in ns] + ["new york", "Atlantis", "\u201cUSA\u201d", ""]:
+        assert linker.link(name) == gazetteer.link(name), name
+    # spot checks, so the comparison cannot pass with both sides wrong the same way
+    assert [(m.surface, m.entity_id) for m in linker.find_mentions(TEXTS[0])] == [
+        ("New York City", "Q60"), ("New York State", "Q1384"), ("York", "name:york")]
+    assert [m.surface for m in linker.find_mentions(TEXTS[5])] == ["Let\u2019s Move!"]
+    assert linker.find_mentions("Tell us about it") == []
+    assert linker.link("Paris") == "Q90" and linker.candidates("paris") == ["Q1", "Q90"]
+    assert linker.resolve("Atlantis") == "name:atlantis" and linker.resolve("x", qid="Q5") == "Q5"
+    assert linker.entity_names(["Q60", "nope"]) == {"Q60": "New York City"}
+
+
+def test_graph_linker_keys_only_what_changed(kg):
+    _write_entities(kg, NAMES)
+    assert GraphLinker(kg.db).sync() == len(NAMES)
+    assert GraphLinker(kg.db).sync() == 0  # a new process finds the keys current: one read
+    # a new entity changes the count: only it is keyed
+    _write_entities(kg, {"Q64": ["Berlin"]})
+    linker = GraphLinker(kg.db)
+    assert linker.sync() == 1
+    assert linker.link("berlin") == "Q64"
+    # a new alias does not change the count: ingestion through the API drops the marker
+    _write_entities(kg, {"Q64": ["Berlin", "Berlin, Germany"]})
+    assert GraphLinker(kg.db).sync() == 0
+    kg.reset_caches()
+    linker = GraphLinker(kg.db)
+    assert linker.sync() == 1
+    assert [m.entity_id for m in linker.find_mentions("Is Berlin, Germany big?")] == ["Q64"]
+    stored = kg.query("MATCH (:NameKey {key: 'berlin, germany'})-[r:NAMES]->(e:Entity) "
+                      "RETURN e.id AS id, r.primary AS primary")[1]
+    assert stored == [{"id": "Q64", "primary": False}]
+    # dropping the marker when nothing changed keeps multi-word names linkable
+    kg.reset_caches()
+    assert GraphLinker(kg.db).sync() == 0
+    assert [m.entity_id for m in GraphLinker(kg.db).find_mentions("Is New York City big?")] == ["Q60"]
+
+
+def test_graph_linker_agrees_with_the_gazetteer_on_mquake_dev(kg, mquake_dev):
+    import json
+
+    from kgtool.reason.graphview import GraphCatalog
+
+    kg.ingest_edits(mquake_dev, embed_relations=False)
+    graph, memory = GraphCatalog(kg.db, "graph"), GraphCatalog(kg.db, "gazetteer")
+    cases = json.loads(mquake_dev.read_text())
+    texts = [q for c in cases for q in c["questions"]] + [r["question"] for c in cases for r in c["requested_rewrite"]]
+    # a name several entities have only as an alias (e.g. "it") goes to the first in storage
+    # order in memory, to the first in id order in the graph; everything else is the same
+    linked = shared_mentions = 0
+    for text in texts:
+        found, expected = graph.link_mentions(text), memory.link_mentions(text)
+        assert [m[:2] + m[3:] for m in found] == [m[:2] + m[3:] for m in expected], text  # spans, surfaces
+        for (_s, _e, entity_id, surface), want in zip(found, expected):
+            if len(memory.gazetteer.candidates(surface)) > 1:
+                shared_mentions += 1
+                assert entity_id in memory.gazetteer.candidates(surface)
+            else:
+                assert entity_id == want[2], text
+        linked += bool(found)
+    assert linked == len(texts)  # every question names its subject
+    assert shared_mentions < len(texts) // 20
+    rows = kg.db.read("graph/entity_names")
+    names = [r["name"] for r in rows] + [a for r in rows for a in r["aliases"]]
+    shared = {n for n in names if len(memory.gazetteer.candidates(n)) > 1}
+    assert all(graph.link(n) == memory.link(n) for n in names if n not in shared)
+    assert all(graph.link(n) in memory.gazetteer.candidates(n) for n in shared)

