@@ -26,6 +26,7 @@ def default_home() -> Path:
 _ENV = {
     "KGTOOL_HOME": "home",
     "KGTOOL_NEO4J_PORT": "neo4j_port",
+    "KGTOOL_NEO4J_ALLOW_CSV_IMPORT": "neo4j_allow_csv_import",
     "KGTOOL_RUNTIME_DIR": "runtime_dir",
     "NEO4J_URI": "neo4j_uri",
     "NEO4J_USER": "neo4j_user",
@@ -51,6 +52,8 @@ class Settings:
     neo4j_version: str = "5.26.30"
     neo4j_heap: str = "1g"
     neo4j_pagecache: str = "512m"
+    # let the local server's LOAD CSV read file:// and http(s):// URLs (off: no server-side fetches)
+    neo4j_allow_csv_import: bool = False
     # resolved Neo4j jars; shared by every home (default: <home>/runtime)
     runtime_dir: Path | None = None
     # any other server: local, Docker, a cluster or Aura

@@ -7,11 +7,32 @@ and values always travel as parameters.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from kgtool.config import Settings
-from kgtool.errors import DatabaseError, ReadOnlyViolation
+from kgtool.errors import ConfigError, DatabaseError, DatabaseUnavailable, ReadOnlyViolation, describe
 from kgtool.graph import queries
+
+
+# Bolt is the protocol kgtool speaks; the driver's http(s) support is an
+# experimental query API that needs extra packages and has no transactions
+# of the kind kgtool uses.
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
+def check_uri(uri: str) -> str:
+    """The URI if it names a Bolt server; otherwise a ConfigError saying what to write instead."""
+    uri = (uri or "").strip()
+    scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
+    if scheme not in BOLT_SCHEMES:
+        given = f"its scheme is {scheme!r}" if scheme else "it has no scheme"
+        raise ConfigError(
+            f"NEO4J_URI={uri!r} cannot be used: {given}, and kgtool talks to Neo4j over Bolt. Use "
+            "bolt://HOST:7687 (neo4j://HOST:7687 for a cluster, neo4j+s://HOST for Aura), or unset "
+            "NEO4J_URI to use the local server"
+        )
+    return uri
 
 
 class Database:
@@ -26,6 +47,9 @@ class Database:
         from neo4j import GraphDatabase
 
         settings = settings or Settings.load()
+        from kgtool.graph.server import private_home
+
+        private_home(settings.home)
         if settings.uses_local_server:
             from kgtool.graph.server import LocalServer
 
@@ -34,17 +58,24 @@ class Database:
                 server.start()
             uri, auth = server.uri, ("neo4j", server.password())
         else:
-            uri = settings.neo4j_uri
+            uri = check_uri(settings.neo4j_uri)
             auth = (settings.neo4j_user, settings.neo4j_password or "")
-        # notifications (e.g. "property key does not exist" before any fact has it) are noise here
-        driver = GraphDatabase.driver(uri, auth=auth, max_connection_pool_size=64, notifications_min_severity="OFF")
+        try:
+            # notifications (e.g. "property key does not exist" before any fact has it) are noise here
+            driver = GraphDatabase.driver(uri, auth=auth, max_connection_pool_size=64,
+                                          notifications_min_severity="OFF")
+        except Exception as exc:
+            raise describe(exc) from exc
         try:
             driver.verify_connectivity()
         except Exception as exc:
             driver.close()
-            raise DatabaseError(
-                f"cannot connect to Neo4j at {uri}: {exc}. Check NEO4J_URI/NEO4J_USER/NEO4J_PASSWORD, "
-                "or unset NEO4J_URI to use the local server (`kgtool db start`)."
+            reason = describe(exc)
+            if isinstance(reason, ConfigError):
+                raise reason from exc
+            raise DatabaseUnavailable(
+                f"cannot connect to Neo4j at {uri}: {' '.join(str(exc).split())}. Check NEO4J_URI/NEO4J_USER/"
+                "NEO4J_PASSWORD, or unset NEO4J_URI to use the local server (`kgtool db start`)."
             ) from exc
         return cls(driver, settings.neo4j_database, settings, uri)
 
@@ -117,39 +148,58 @@ class Database:
 
     # --- analysts --------------------------------------------------------
     def query_read_only(self, text: str, params: dict | None = None) -> tuple[list[str], list[dict]]:
-        """Run an analyst's statement; refuse anything that is not a pure read.
+        """Run an analyst's statement under the console's allow-list (see console.py); rows as dicts."""
+        result = self.console(text, params)
+        return result.keys, result.rows
 
-        Two guards: EXPLAIN classifies the statement (query type must be `r`),
-        and the statement then runs in a read transaction, which the server
-        itself refuses to let write.
+    def console(self, text: str, params: dict | None = None) -> "ConsoleResult":
+        """An analyst's statement, checked against the console policy, then run read-only.
+
+        The policy judges the plan the server gives for `EXPLAIN <statement>`;
+        an allowed statement runs in a read transaction, which the server
+        itself refuses to let write. `EXPLAIN ...` returns the plan without
+        running; `PROFILE ...` runs and returns the rows and the profiled plan.
         """
         from neo4j.exceptions import ClientError
 
+        from kgtool.graph import console
+
+        statement = console.Statement.parse(text)
         params = params or {}
         with self.session(read_only=True) as session:
             try:
-                summary = session.run("EXPLAIN " + text, params).consume()
+                summary = session.run("EXPLAIN " + statement.body, params).consume()
             except ClientError as exc:
                 raise DatabaseError(f"the server rejected the query: {exc.message}") from exc
-            if summary.query_type != "r":
-                kind = {"w": "writes", "rw": "reads and writes", "s": "changes the schema"}.get(
-                    summary.query_type, f"is of type {summary.query_type!r}"
-                )
-                raise ReadOnlyViolation(
-                    f"refused: this query {kind}; `kgtool cypher` runs read-only queries only "
-                    "(writes go through kgtool ingest and the API)"
-                )
+            console.check(summary.query_type, summary.plan)
+            if statement.mode == "explain":
+                return ConsoleResult([], [], summary.plan, profiled=False)
+            prefix = "PROFILE " if statement.mode == "profile" else ""
 
             def work(tx):
-                result = tx.run(text, params)
-                return list(result.keys()), [r.data() for r in result]
+                result = tx.run(prefix + statement.body, params)
+                keys = list(result.keys())
+                rows = [r.data() for r in result]
+                return keys, rows, result.consume()
 
             try:
-                return session.execute_read(work)
+                keys, rows, done = session.execute_read(work)
             except ClientError as exc:
-                if "AccessMode" in (exc.code or ""):
+                if "AccessMode" in (exc.code or "") or "Forbidden" in (exc.code or ""):
                     raise ReadOnlyViolation(f"refused by the server: {exc.message}") from exc
                 raise DatabaseError(f"the query failed: {exc.message}") from exc
+            plan = done.profile if statement.mode == "profile" else None
+            return ConsoleResult(keys, rows, plan, profiled=plan is not None)
+
+
+@dataclass
+class ConsoleResult:
+    """What the console shows: the rows, and the plan for EXPLAIN and PROFILE."""
+
+    keys: list[str]
+    rows: list[dict]
+    plan: dict | None = None
+    profiled: bool = False
 
 
 def _rows(result) -> list[dict]:

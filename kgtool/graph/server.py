@@ -148,8 +148,11 @@ class LocalServer:
         )
 
     def _write_config(self) -> None:
+        private_home(self.settings.home)
         for sub in ("conf", "data", "logs", "run", "plugins", "import"):
-            (self.home / sub).mkdir(parents=True, exist_ok=True)
+            _private_dir(self.home / sub)
+        # a store made by an older kgtool (or another umask) may still be readable by everyone
+        _restrict_tree(self.home)
         conf = {
             "server.default_listen_address": "127.0.0.1",
             "server.default_advertised_address": "127.0.0.1",
@@ -170,9 +173,18 @@ class LocalServer:
             "db.tx_log.rotation.size": "64M",
             "dbms.usage_report.enabled": "false",
         }
+        if not _truthy(self.settings.neo4j_allow_csv_import):
+            # LOAD CSV would let any statement read server files or make the server fetch URLs
+            # (a server-side request); kgtool ingests through the driver and needs neither
+            conf["dbms.security.allow_csv_import_from_file_urls"] = "false"
+            conf["internal.dbms.cypher_ip_blocklist"] = "0.0.0.0/0,::/0"
         text = "# written by kgtool on every start; edit kgtool settings instead\n"
         text += "".join(f"{k}={v}\n" for k, v in conf.items())
-        (self.home / "conf" / "neo4j.conf").write_text(text)
+        conf_file = self.home / "conf" / "neo4j.conf"
+        fd = os.open(conf_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        conf_file.chmod(0o600)  # O_CREAT's mode does not apply to a file that already existed
 
     def password(self) -> str:
         if not self.password_file.exists():
@@ -191,7 +203,7 @@ class LocalServer:
         password = new_password()
         proc = subprocess.run(
             [java, "-cp", str(self.lib_dir / "*"), ADMIN_TOOL, "dbms", "set-initial-password", password],
-            env=self._env(), cwd=self.home, capture_output=True, text=True,
+            env=self._env(), cwd=self.home, capture_output=True, text=True, umask=_PRIVATE_UMASK,
         )
         if proc.returncode != 0:
             raise ServerError(f"could not set the initial password:\n{proc.stdout}{proc.stderr}")
@@ -235,19 +247,46 @@ class LocalServer:
             "-cp", str(self.lib_dir / "*"), ENTRY_POINT,
             f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
         ]
-        console = open(self.console_file, "ab")
+        fd = os.open(self.console_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        console = os.fdopen(fd, "ab")
         proc = subprocess.Popen(
             cmd, cwd=self.home, env=self._env(), stdout=console, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            stdin=subprocess.DEVNULL, start_new_session=True, umask=_PRIVATE_UMASK,
         )
         console.close()
-        self.pid_file.write_text(str(proc.pid))
+        fd = os.open(self.pid_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(str(proc.pid))
         try:
             self._wait_for_bolt(proc.pid, timeout, proc)
         except ServerError:
             self.stop()
             raise
+        self.abandon_interrupted_runs()
         return True
+
+    def abandon_interrupted_runs(self) -> int:
+        """Close the runs a previous server left 'running' as 'abandoned'; how many there were.
+
+        Called right after this server has started, when no client can still be
+        answering them: a run is only left open when the server (or the client)
+        died before the runner could record how it ended.
+        """
+        from neo4j import GraphDatabase
+
+        from kgtool.graph import queries
+
+        from neo4j.exceptions import DriverError, Neo4jError
+
+        try:
+            with GraphDatabase.driver(self.uri, auth=("neo4j", self.password())) as driver:
+                with driver.session(database="neo4j") as session:
+                    rows = list(session.run(queries.text("trace/abandon_running"), {
+                        "error": "the Neo4j server stopped while this run was open (killed or crashed); "
+                                 "it was closed when the server was next started"}))
+        except (DriverError, Neo4jError):
+            return 0  # bookkeeping: a server that answers Bolt is started, whatever this says
+        return int(rows[0]["abandoned"]) if rows else 0
 
     def _wait_for_bolt(self, pid: int, timeout: float, proc: subprocess.Popen | None = None) -> None:
         deadline = time.monotonic() + timeout
@@ -317,6 +356,38 @@ class LocalServer:
                 text = path.read_text(errors="replace").splitlines()[-lines:]
                 parts.append(f"--- {path} (last {len(text)} lines) ---\n" + "\n".join(text))
         return "\n".join(parts) or f"(no log files under {self.home / 'logs'})"
+
+
+# the server writes its store, logs and auth.ini (the password hash) readable by its owner only
+_PRIVATE_UMASK = 0o077
+
+
+def _truthy(value) -> bool:
+    # from the environment or a config file the setting arrives as text
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def private_home(home) -> Path:
+    """KGTOOL_HOME, created (or tightened to) mode 0700: it holds the password, the store and caches."""
+    return _private_dir(Path(home))
+
+
+def _private_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    st = path.stat()
+    if st.st_mode & 0o077 and st.st_uid == os.getuid():  # someone else's directory is theirs to set
+        path.chmod(0o700)
+    return path
+
+
+def _restrict_tree(root: Path) -> None:
+    for path in [root, *root.rglob("*")]:
+        try:
+            mode = path.lstat().st_mode
+            if mode & 0o077 and not path.is_symlink():
+                path.chmod(mode & ~0o077 & 0o7777)
+        except FileNotFoundError:  # a log rotated away while walking
+            continue
 
 
 def _java_major(java: Path) -> int | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import unicodedata
 
 from kgtool.core.scope import Scope
 from kgtool.core.types import Answer, Usage
@@ -22,8 +23,10 @@ def clean_question(question: str) -> str:
     """The question with control and zero-width characters removed and spaces collapsed."""
     if not isinstance(question, str):
         raise InputError(f"a question must be a string, got {type(question).__name__}")
-    kept = "".join(ch if ch.isprintable() or ch in " \t\n" else " " for ch in question)
-    kept = " ".join(kept.replace("\u200b", "").replace("\ufeff", "").split())
+    # format characters (zero-width spaces and joiners, BOM, bidi marks) sit inside words and
+    # go without a trace; control characters and other separators part words like a space
+    kept = "".join("" if unicodedata.category(ch) == "Cf" else ch if ch.isprintable() else " " for ch in question)
+    kept = " ".join(kept.split())
     if not kept:
         raise InputError("the question is empty (only spaces or control characters); ask something")
     return kept
@@ -56,32 +59,45 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
                          kg=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo)
+        # one failure path for every method: whatever raises, in the method or while closing,
+        # leaves the Run failed with its error instead of 'running'
         try:
             outcome = chosen.run(ctx, question)
-        except Exception as exc:
+            latency_ms = (time.perf_counter() - t0) * 1000
+            finish = trace.finish_fields(answer=outcome.answer, answer_id=outcome.answer_id, status=outcome.status,
+                                         latency_ms=latency_ms, load_ms=load_ms, usage=usage,
+                                         backtracks=outcome.backtracks,
+                                         chain_step_ids=[h.step_id for h in outcome.chain])
+            if outcome.final_verdict is not None:
+                step_id, verdict, round_ = outcome.final_verdict
+                trace.verdict(step_id, verdict, round_, finish=finish)
+            else:
+                trace.finish(finish)
+        except BaseException as exc:
             _record_failure(trace, exc, t0, load_ms, usage)
             raise
-        latency_ms = (time.perf_counter() - t0) * 1000
-        finish = trace.finish_fields(answer=outcome.answer, answer_id=outcome.answer_id, status=outcome.status,
-                                     latency_ms=latency_ms, load_ms=load_ms, usage=usage,
-                                     backtracks=outcome.backtracks, chain_step_ids=[h.step_id for h in outcome.chain])
-        if outcome.final_verdict is not None:
-            step_id, verdict, round_ = outcome.final_verdict
-            trace.verdict(step_id, verdict, round_, finish=finish)
-        else:
-            trace.finish(finish)
     return Answer(question, outcome.answer, outcome.answer_id, [h.as_chain_entry() for h in outcome.chain],
                   trace.run_id, method, agents, outcome.status, latency_ms, usage.tokens, outcome.backtracks,
                   outcome.plan, load_ms)
 
 
-def _record_failure(trace: TraceRecorder, exc: Exception, t0: float, load_ms: float, usage: Usage) -> None:
-    """Close the run as failed with its error; a database that is gone must not hide the original error."""
-    fields = trace.finish_fields(answer=None, answer_id=None, status="failed", latency_ms=(time.perf_counter() - t0) * 1000,
-                                 load_ms=load_ms, usage=usage, backtracks=0, chain_step_ids=[],
-                                 error=f"{type(exc).__name__}: {exc}"[:1000])
+def _record_failure(trace: TraceRecorder, exc: BaseException, t0: float, load_ms: float, usage: Usage) -> None:
+    """Close the run as failed with the error's class, message and the step it happened after.
+
+    Written in a session of its own: the answer's session may be the thing that
+    broke. A database that is gone must not hide the original error; the run
+    then stays open until a server restart marks it abandoned.
+    """
+    message = " ".join(str(exc).split()) or "(no message)"
+    if isinstance(exc, KeyboardInterrupt):
+        message = "interrupted"
+    fields = trace.finish_fields(answer=None, answer_id=None, status="failed",
+                                 latency_ms=(time.perf_counter() - t0) * 1000, load_ms=load_ms, usage=usage,
+                                 backtracks=0, chain_step_ids=[], error=f"{type(exc).__name__}: {message}"[:1000])
+    del fields["chain_step_ids"], fields["answer"], fields["answer_id"], fields["backtracks"]
+    fields.update(error_class=type(exc).__name__, error_message=message[:1000])
     with contextlib.suppress(Exception):
-        trace.finish(fields)
+        trace.db.write("trace/fail_run", run_id=trace.run_id, failure=fields)
 
 
 @contextlib.contextmanager

@@ -8,5 +8,5 @@ MATCH (r:Run)-[:HAS_STEP]->(s:Step)-[c:CANDIDATE]->()
 WITH r, s, collect(c.p) AS ps
 WITH r, s, CASE WHEN size(ps) = 0 THEN null ELSE 1.0 / reduce(q = 0.0, p IN ps | q + p * p) END AS neff
 RETURN r.id AS run_id, s.id AS step_id, s.hop AS hop, s.neff AS stored_neff, neff,
-       neff IS NOT NULL AND neff <= $gamma AS resolved_at_gamma, s.state AS stored_state
+       neff IS NOT NULL AND neff <= $gamma + 0.001 AS resolved_at_gamma, s.state AS stored_state
 ORDER BY r.started_at DESC, s.hop, s.attempt

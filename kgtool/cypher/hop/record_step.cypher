@@ -26,7 +26,9 @@ WITH i, st, s, [c IN cs | c {.*, p: (c.score - zmin + $eps) / total}] AS scored
 WITH i, st, s, scored,
      CASE WHEN size(scored) = 0 THEN null ELSE 1.0 / reduce(q = 0.0, c IN scored | q + c.p * c.p) END AS neff
 SET s.neff = neff,
-    s.state = CASE WHEN neff IS NOT NULL AND neff <= s.gamma THEN 'resolved' ELSE 'unresolved' END
+    // within 0.001 of gamma counts as reached: eps alone lifts a one-candidate pool to
+    // N_eff 1.000003, which would otherwise be unresolved at gamma 1.0
+    s.state = CASE WHEN neff IS NOT NULL AND neff <= s.gamma + 0.001 THEN 'resolved' ELSE 'unresolved' END
 WITH i, st, s, scored, neff
 CALL (s, scored) {
   UNWIND scored AS c
