@@ -5,17 +5,41 @@ batch of edits is written in ONE transaction, so a failure leaves nothing of
 that batch behind. Ids are content-derived (entities: Wikidata Q-id or
 normalised name; facts: hash of head, relation key and tail), and every write
 is a MERGE, so re-running a file changes no counts.
+
+Provenance, so a source can be deleted with what only it supports: a file's
+base facts are linked from its (:Source {id: resolved path})-[:STATES {evidence}]
+node, an edit's facts from the Edit (ASSERTS, SUPERSEDES) and its description
+Passage (SUPPORTS). Conflicting edits of one slot are resolved by the policy
+stored on the later edit (see CONFLICT_POLICIES).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Sequence
 
 from kgtool.graph.db import Database
 from kgtool.ingest.linking import canonical_id, is_qid, normalize
 from kgtool.ingest.records import BaseFact, Decision, EditRecord
+
+
+# What happens when an edit sets a (subject, relation) slot that another edit set to a
+# different object. keep-all: both stay in force, flagged (conflict = true, CONFLICTS_WITH).
+# latest: the edit ingested later (a later run, or a later line of the same file) wins;
+# the earlier one is marked status 'superseded-by-conflict' (OVERRIDES from the winner)
+# and its facts stop counting as asserted, so the slot has one active object.
+# fail: ingestion refuses a file with such an edit and writes nothing.
+CONFLICT_POLICIES = ("latest", "keep-all", "fail")
+
+# an edit's description is stored as the Passage with this prefix + the edit id
+EDIT_PASSAGE_PREFIX = "p:"
+
+
+def source_id(path: str | Path) -> str:
+    """The id of a file as a knowledge source: its absolute path, so any spelling of it finds it."""
+    return str(Path(path).expanduser().resolve())
 
 
 def relation_key(label: str, relation_id: str | None = None) -> str:
@@ -48,6 +72,10 @@ class GraphRows:
     supersedes: list[dict] = field(default_factory=list)
     passages: dict[str, dict] = field(default_factory=dict)
     slots: set[str] = field(default_factory=set)
+    # source id -> {id, props, facts: [{fact_id, evidence}]}: which file states which base facts
+    sources: dict[str, dict] = field(default_factory=dict)
+    # first-ingestion order of edits ({id, ingested_at, position}), which conflict policies read
+    edit_order: list[dict] = field(default_factory=list)
 
     def entity(self, name: str, qid: str | None, aliases: Iterable[str] = ()) -> str:
         eid = canonical_id(name, qid)
@@ -81,6 +109,23 @@ class GraphRows:
             }
         return fid
 
+    def source(self, sid: str, props: dict) -> dict:
+        row = self.sources.get(sid)
+        if row is None:
+            row = self.sources[sid] = {"id": sid, "props": props, "facts": {}}
+        return row
+
+    def states(self, sid: str | None, fact_id: str, evidence: str) -> None:
+        if sid is not None:
+            self.sources[sid]["facts"].setdefault(fact_id, evidence)
+
+    def source_rows(self) -> list[dict]:
+        return [
+            {"id": row["id"], "props": row["props"],
+             "facts": [{"fact_id": fid, "evidence": ev} for fid, ev in row["facts"].items()]}
+            for row in self.sources.values()
+        ]
+
     def all_fact_ids(self) -> list[str]:
         return list(self.facts)
 
@@ -89,20 +134,35 @@ def _str(value) -> str | None:
     return None if value is None else str(value)
 
 
-def rows_for_base_facts(rows: GraphRows, facts: Sequence[BaseFact]) -> None:
+def edit_slot(edit: EditRecord) -> tuple[str, str]:
+    """(slot, new object id) of an edit: the slot is "subject id<US>relation key"."""
+    subject_id = canonical_id(edit.subject, edit.subject_id)
+    return f"{subject_id}\x1f{relation_key(edit.relation, edit.relation_id)}", canonical_id(edit.object, edit.object_id)
+
+
+def rows_for_base_facts(rows: GraphRows, facts: Sequence[BaseFact], source: str | None = None) -> None:
+    """Rows for base facts; `source` (a source id already added with rows.source) states them."""
     for bf in facts:
         head = rows.entity(bf.subject, bf.subject_id, bf.subject_aliases)
         tail = rows.entity(bf.object, bf.object_id, bf.object_aliases)
         key = rows.relation(bf.relation, bf.relation_id)
-        # base facts carry no sentence of their own; a plain statement of the
-        # triple is what retrieval and the critic can check against
-        evidence = f"{bf.subject} {bf.relation} {bf.object}."
-        rows.fact(head, bf.relation, key, bf.relation_id, tail, evidence, "base", _str(bf.case_id))
+        # without a sentence of its own, a plain statement of the triple is what
+        # retrieval and the critic can check against
+        evidence = bf.evidence or f"{bf.subject} {bf.relation} {bf.object}."
+        fid = rows.fact(head, bf.relation, key, bf.relation_id, tail, evidence, "base", _str(bf.case_id))
+        rows.states(source, fid, evidence)
 
 
 def rows_for_edits(rows: GraphRows, edits: Sequence[EditRecord], decisions: Sequence[Sequence[Decision]],
-                   batch: str) -> None:
-    for edit, edit_decisions in zip(edits, decisions):
+                   batch: str, *, source: str | None = None, conflicts: str = "keep-all", first_position: int = 0,
+                   ingested_at: int | None = None) -> None:
+    """Rows for a batch of edits; `source` (added with rows.source) states the pre-edit facts they name.
+
+    conflicts is the policy this batch applies against earlier edits of its slots;
+    first_position is the index of edits[0] in its file and ingested_at the ingestion
+    run's time, which together order edits for the `latest` policy.
+    """
+    for offset, (edit, edit_decisions) in enumerate(zip(edits, decisions)):
         subject_id = rows.entity(edit.subject, edit.subject_id, edit.subject_aliases)
         object_id = rows.entity(edit.object, edit.object_id, edit.object_aliases)
         key = rows.relation(edit.relation, edit.relation_id,
@@ -130,9 +190,14 @@ def rows_for_edits(rows: GraphRows, edits: Sequence[EditRecord], decisions: Sequ
             evidence = f"{edit.subject} {edit.relation} {edit.old_object}."
             superseded = rows.fact(subject_id, edit.relation, key, edit.relation_id, old_id, evidence, "base", _str(edit.case_id))
             rows.supersedes.append({"edit_id": edit.id, "fact_id": superseded})
+            # the file that names the pre-edit fact is its source: deleting the edit
+            # alone restores it, deleting the file removes it
+            rows.states(source, superseded, evidence)
         slot = f"{subject_id}\x1f{key}"
         rows.slots.add(slot)
-        passage_id = "p:" + edit.id
+        if ingested_at is not None:
+            rows.edit_order.append({"id": edit.id, "ingested_at": ingested_at, "position": first_position + offset})
+        passage_id = EDIT_PASSAGE_PREFIX + edit.id
         rows.passages[passage_id] = {"id": passage_id, "title": edit.subject, "text": edit.description, "fact_ids": asserted}
         audit = [
             {"head": d.candidate.head, "relation": d.candidate.relation, "tail": d.candidate.tail,
@@ -147,6 +212,7 @@ def rows_for_edits(rows: GraphRows, edits: Sequence[EditRecord], decisions: Sequ
                 "subject": edit.subject, "subject_id": subject_id, "relation": edit.relation, "relation_key": key,
                 "relation_id": edit.relation_id, "object": edit.object, "object_id": object_id,
                 "old_object": edit.old_object, "source": edit.source, "slot": slot,
+                "file": source, "conflict_policy": conflicts,
                 "eatr_kept": sum(1 for d in edit_decisions if d.kept),
                 "eatr_rejected": sum(1 for d in edit_decisions if not d.kept),
                 "eatr_decisions": json.dumps(audit, ensure_ascii=False),
@@ -157,26 +223,34 @@ def rows_for_edits(rows: GraphRows, edits: Sequence[EditRecord], decisions: Sequ
 @dataclass
 class WriteCounts:
     conflicts: int = 0
+    # edits this write marked superseded-by-conflict (policy latest)
+    overridden: list[str] = field(default_factory=list)
 
 
 def write_rows(db: Database, rows: GraphRows) -> WriteCounts:
-    """Write one batch in one transaction; then flag conflicts among the touched slots."""
+    """Write one batch in one transaction; then flag and resolve conflicts among the touched slots."""
     entities = [
         {**row, "alias_text": " | ".join(row["aliases"])} for row in rows.entities.values()
     ]
+    slots = sorted(rows.slots)
     steps = [
         ("ingest/merge_entities", {"rows": entities}),
         ("ingest/merge_relations", {"rows": list(rows.relations.values())}),
         ("ingest/merge_facts", {"rows": list(rows.facts.values())}),
         ("ingest/merge_edits", {"rows": rows.edits}),
+        ("ingest/order_edits", {"rows": rows.edit_order}),
         ("ingest/link_superseded", {"rows": rows.supersedes}),
         ("ingest/merge_passages", {"rows": list(rows.passages.values())}),
-        ("ingest/update_fact_status", {"fact_ids": rows.all_fact_ids()}),
-        ("ingest/flag_conflicts", {"slots": sorted(rows.slots)}),
+        ("ingest/merge_sources", {"rows": rows.source_rows()}),
+        ("ingest/flag_conflicts", {"slots": slots}),
+        ("ingest/resolve_conflicts", {"slots": slots}),
+        # after the conflict verdicts: an overridden edit's facts no longer count as asserted
+        ("ingest/update_fact_status", {"fact_ids": rows.all_fact_ids(), "slots": slots}),
     ]
-    results = db.write_many(steps)
-    conflicts = results[-1][0]["conflicts"] if results[-1] else 0
-    return WriteCounts(conflicts=conflicts)
+    results = dict(zip((name for name, _ in steps), db.write_many(steps)))
+    flagged = results["ingest/flag_conflicts"]
+    overridden = [r["edit_id"] for r in results["ingest/resolve_conflicts"] if r["after"] == "superseded-by-conflict"]
+    return WriteCounts(conflicts=flagged[0]["conflicts"] if flagged else 0, overridden=overridden)
 
 
 def write_relation_embeddings(db: Database, embedder) -> int:

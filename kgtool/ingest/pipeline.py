@@ -3,6 +3,10 @@
 Default mode skips bad records (each reported with file:line and reason) and
 loads the good ones; strict mode validates the whole file first and writes
 nothing if any record is bad. Each batch is one transaction.
+
+Conflicting edits of one slot follow the `conflicts` policy (load.CONFLICT_POLICIES):
+latest (default) lets the later edit win, keep-all keeps both in force, fail
+refuses the file before anything is written.
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from kgtool.errors import InputError
+from kgtool.errors import IngestInterrupted, InputError, describe
 from kgtool.graph.db import Database
 from kgtool.ingest import load
 from kgtool.ingest.eatr import Eatr
@@ -38,6 +42,8 @@ class IngestSummary:
     relations_embedded: int = 0
     skipped: list[BadRecord] = field(default_factory=list)
     seconds: float = 0.0
+    conflict_policy: str = "latest"
+    superseded_by_conflict: int = 0
 
     @property
     def ok(self) -> bool:
@@ -48,6 +54,7 @@ class IngestSummary:
             "path": self.path, "batch": self.batch, "records_read": self.records_read,
             "edits_loaded": self.edits_loaded, "base_facts": self.base_facts, "candidates": self.candidates,
             "kept": self.kept, "rejected": dict(self.rejected), "facts": self.facts, "conflicts": self.conflicts,
+            "conflict_policy": self.conflict_policy, "superseded_by_conflict": self.superseded_by_conflict,
             "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3),
         }
 
@@ -66,18 +73,24 @@ def ingest_edits(
     embedder=None,
     settings=None,
     progress: Callable[[int, int], None] | None = None,
+    conflicts: str = "latest",
 ) -> IngestSummary:
     """Load an edit corpus into the graph; see the module docstring for the modes."""
     t0 = time.perf_counter()
+    if conflicts not in load.CONFLICT_POLICIES:
+        raise InputError(f"unknown conflict policy {conflicts!r}; use one of: {', '.join(load.CONFLICT_POLICIES)}")
     path = Path(path)
     result = read_edits(path, format)
-    summary = IngestSummary(str(path), batch or path.stem)
+    summary = IngestSummary(str(path), batch or path.stem, conflict_policy=conflicts)
     summary.records_read = len(result.edits) + len(result.bad)
     summary.skipped = list(result.bad)
     if strict and result.bad:
-        shown = "\n".join(f"  {b}" for b in result.bad[:50])
-        more = f"\n  ... and {len(result.bad) - 50} more" if len(result.bad) > 50 else ""
-        raise InputError(f"{len(result.bad)} bad record(s); nothing was written (--strict):\n{shown}{more}")
+        raise strict_error(result.bad)
+    if conflicts == "fail":
+        check_no_conflicts(db, result.edits)
+    source = load.source_id(path)
+    source_props = {"path": str(path), "name": path.name, "kind": "edits"}
+    ingested_at = time.time_ns() // 1000  # one stamp per run: later runs win under `latest`
 
     # a name ("anchor", "rebel", "llm", "auto", a model directory) or an Extractor object
     ext = get_extractor(extractor, settings=settings) if isinstance(extractor, str) else extractor
@@ -89,7 +102,8 @@ def ingest_edits(
     # world knowledge first, in its own transaction, so edits can supersede it
     if result.base_facts:
         rows = load.GraphRows()
-        load.rows_for_base_facts(rows, result.base_facts)
+        rows.source(source, source_props)
+        load.rows_for_base_facts(rows, result.base_facts, source)
         load.write_rows(db, rows)
         summary.base_facts = len(result.base_facts)
         summary.facts += len(rows.facts)
@@ -100,13 +114,16 @@ def ingest_edits(
         chunk = result.edits[start:start + batch_size]
         decisions = refiner.refine_batch(chunk, ext.extract_batch(chunk))
         rows = load.GraphRows()
-        load.rows_for_edits(rows, chunk, decisions, summary.batch)
+        rows.source(source, source_props)
+        load.rows_for_edits(rows, chunk, decisions, summary.batch, source=source, conflicts=conflicts,
+                            first_position=start, ingested_at=ingested_at)
         return start, chunk, decisions, rows
 
     def account(prepared, counts: load.WriteCounts) -> None:
         start, chunk, decisions, rows = prepared
         summary.edits_loaded += len(chunk)
         summary.conflicts += counts.conflicts
+        summary.superseded_by_conflict += len(counts.overridden)
         summary.facts += sum(1 for f in rows.facts.values() if f["source"] == "edit")
         for per_edit in decisions:
             summary.candidates += len(per_edit)
@@ -121,17 +138,73 @@ def ingest_edits(
     # Extraction and EATR of the next batch (client CPU) overlap the write of
     # this one (server work); writes stay one at a time and in file order, and
     # a failed write stops the run before any later batch is written.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-ingest-write") as writer:
-        pending = None  # (prepared batch, its write)
-        for start in range(0, total, batch_size):
-            prepared = prepare(start)
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-ingest-write") as writer:
+            pending = None  # (prepared batch, its write)
+            for start in range(0, total, batch_size):
+                prepared = prepare(start)
+                if pending is not None:
+                    account(pending[0], pending[1].result())
+                pending = (prepared, writer.submit(load.write_rows, db, prepared[3]))
             if pending is not None:
                 account(pending[0], pending[1].result())
-            pending = (prepared, writer.submit(load.write_rows, db, prepared[3]))
-        if pending is not None:
-            account(pending[0], pending[1].result())
+    except DRIVER_FAILURES as exc:
+        raise interrupted(exc, path, edits_committed=summary.edits_loaded, total=total,
+                          batch_size=batch_size) from exc
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _driver_failures() -> tuple[type[BaseException], ...]:
+    from neo4j.exceptions import DriverError, Neo4jError
+
+    return (DriverError, Neo4jError, ConnectionError)
+
+
+DRIVER_FAILURES = _driver_failures()
+
+
+def interrupted(exc: BaseException, path, *, edits_committed: int, total: int, batch_size: int) -> IngestInterrupted:
+    """What a failed batch write means for the person who ran the ingest: what is in, and how to go on."""
+    batches = -(-total // batch_size) if total else 0
+    done = -(-edits_committed // batch_size) if edits_committed else 0
+    return IngestInterrupted(
+        f"ingesting {path} stopped: {str(describe(exc)).rstrip('.')}. {done} of {batches} batch(es) ({edits_committed} of {total} "
+        "edits) were committed before the failure. Run the same command again once Neo4j is back: "
+        "re-ingesting changes nothing that is already in, so it resumes where it stopped",
+        batches_committed=done, batches=batches, edits_committed=edits_committed)
+
+
+def strict_error(bad: list[BadRecord], limit: int = 50) -> InputError:
+    """The --strict refusal: every bad record (up to `limit`) as file:line: reason."""
+    shown = "\n".join(f"  {b}" for b in bad[:limit])
+    more = f"\n  ... and {len(bad) - limit} more" if len(bad) > limit else ""
+    return InputError(f"{len(bad)} bad record(s); nothing was written (--strict):\n{shown}{more}")
+
+
+def check_no_conflicts(db: Database, edits, limit: int = 50) -> None:
+    """The `fail` policy: refuse edits that set a slot to another object than an edit of
+    the same file or of the graph does (re-ingesting the same edit id is no conflict)."""
+    first: dict[str, tuple[str, object]] = {}  # slot -> (object id, the edit that set it)
+    problems: list[str] = []
+    for edit in edits:
+        slot, object_id = load.edit_slot(edit)
+        seen = first.setdefault(slot, (object_id, edit))
+        if seen[0] != object_id:
+            problems.append(f"{edit.source}: edit {edit.id!r} sets {edit.subject!r} {edit.relation!r} to "
+                            f"{edit.object!r}, but edit {seen[1].id!r} ({seen[1].source}) sets it to {seen[1].object!r}")
+    ids = {edit.id for edit in edits}
+    for row in db.read("ingest/slot_edits", slots=sorted(first)):
+        object_id, edit = first[row["slot"]]
+        if row["id"] not in ids and row["object_id"] != object_id:
+            problems.append(f"{edit.source}: edit {edit.id!r} sets {edit.subject!r} {edit.relation!r} to "
+                            f"{edit.object!r}, but edit {row['id']!r} in the graph (batch {row['batch']}) sets it "
+                            f"to {row['object']!r}")
+    if problems:
+        shown = "\n".join(f"  {p}" for p in problems[:limit])
+        more = f"\n  ... and {len(problems) - limit} more" if len(problems) > limit else ""
+        raise InputError(f"{len(problems)} conflicting edit(s); nothing was written (--conflicts fail; use "
+                         f"--conflicts latest to let the later edit win, or keep-all):\n{shown}{more}")

@@ -72,7 +72,7 @@ _REQUIRED_TEXT = ("subject", "relation", "object", "description")
 _OPTIONAL_NAMES = ("old_object", "relation_id", "subject_id", "object_id", "old_object_id")
 _OPTIONAL_TEXT = ("prompt", "question")
 _ALIAS_FIELDS = ("subject_aliases", "object_aliases", "old_object_aliases")
-_LONG_FIELDS = frozenset({"description", "prompt", "question"})
+_LONG_FIELDS = frozenset({"description", "prompt", "question", "evidence"})
 
 
 def read_edits(path: str | Path, format: str | None = None) -> ReadResult:
@@ -157,12 +157,22 @@ def validate_edit(edit: EditRecord) -> str | None:
     return None
 
 
+# the field rules of this module, for the other readers of the package (kgtool/ingest/facts.py)
+text_problem = _text_problem
+aliases_problem = _aliases_problem
+
+
 def _encodable(text: str) -> bool:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True
+
+
+def type_name(value: Any) -> str:
+    """How a JSON value's type is named in error messages ("an object", "a number", ...)."""
+    return _type_name(value)
 
 
 def _type_name(value: Any) -> str:

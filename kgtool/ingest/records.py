@@ -58,6 +58,8 @@ class BaseFact:
     source: str = ""
     subject_aliases: tuple[str, ...] = ()
     object_aliases: tuple[str, ...] = ()
+    # the sentence that states the fact, when the source gives one (a facts file's evidence column)
+    evidence: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

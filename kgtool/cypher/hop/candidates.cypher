@@ -1,8 +1,9 @@
 // The candidate pools of one or more entities: every 1-hop fact, both directions,
 // active within the edit scope, with its evidence sentence.
 // Scope: $cases and $batches are lists, or null for "every edit in the store".
-// Within a scope, an edit fact counts only if an in-scope edit asserts it, and a
-// base (pre-edit) fact counts unless an in-scope edit supersedes it.
+// Within a scope, an edit fact counts only if an in-scope edit asserts it, and any
+// other fact (base knowledge, a fact file's or a document's) counts unless an
+// in-scope edit supersedes it.
 // $perturbation, when not null, names a stored perturbation (kgtool/eval/perturb.py)
 // seen on top of the scope: the facts it HIDES leave the pool, the distractor facts it
 // ADDS join it. When null, its two checks are skipped and the rest reads as without it;
@@ -43,7 +44,7 @@ WHERE CASE
              WHERE ($cases IS NULL OR w.case_id IN $cases) AND ($batches IS NULL OR w.batch IN $batches)
            }
        }
-       OR (f.source = 'base' AND NOT EXISTS {
+       OR (coalesce(f.source, 'base') <> 'edit' AND f.perturbation IS NULL AND NOT EXISTS {
          MATCH (ed:Edit)-[:SUPERSEDES]->(f)
          WHERE ($cases IS NULL OR ed.case_id IN $cases) AND ($batches IS NULL OR ed.batch IN $batches)
        })
