@@ -381,6 +381,8 @@ EXTRACTORS = Registry("extractor")
 EXTRACTORS.register("anchor", AnchorExtractor, description="no model: the edit's own (subject, relation, object)")
 EXTRACTORS.register("rebel", RebelExtractor, description="REBEL (Babelscape/rebel-large) through transformers")
 EXTRACTORS.register("llm", LLMExtractor, description="triples from an OpenAI-compatible LLM endpoint")
+EXTRACTORS.register("mentions", "kgtool.ingest.doc_extract:MentionExtractor",
+                    description="documents, no model: entity mentions linked by the gazetteer and the phrase joining them")
 
 
 def get_extractor(spec: str = "auto", *, settings: Settings | None = None, **options: Any) -> Extractor:

@@ -1,22 +1,42 @@
-"""Passage retrieval: one Cypher read of full-text candidates, then the named scorers.
+"""Passage retrieval: Cypher pools (full-text, vector, linked), then the named scorers.
 
-The same shape as a hop (kgtool.retrieve.hop): the database proposes a pool
-(Lucene over Passage title and text, scoped like facts), Python scorers rank
-it, and a method records the ranked passages as a Step whose candidates are
-Passages (kgtool.reason.trace.candidate_row works on PassageHit).
+The same shape as a hop (kgtool.retrieve.hop): the database proposes a pool,
+scoped like facts, Python scorers rank it, and a method records the ranked
+passages as a Step whose candidates are Passages (kgtool.reason.trace.candidate_row
+works on PassageHit).
+
+Pools (each one Cypher read, cypher/passages/):
+
+- ``fulltext``: Lucene over Passage title and text (the passage_text index);
+- ``vector``: nearest neighbours of the query embedding (the passage_embedding
+  index; passages are embedded at ingestion, `embed_passages`);
+- ``linked``: after a first ranking, the passages of the documents about an
+  entity that one of the top `seeds` passages mentions, the bridge a
+  multi-hop question crosses ("the performer of Hello Love" -> Hank Snow's page).
+
+Scorers are looked up by name in a scorer registry (`passage_scorers()` adds
+``dense`` and ``fulltext`` to the built-in ``bm25`` and ``cross_encoder``).
+``fusion="sum"`` adds the weighted raw scores (the default, as before);
+``fusion="rrf"`` adds weighted reciprocal ranks, which needs no common scale
+between a BM25 score and a cosine.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from kgtool.core.registry import Registry
 from kgtool.core.scope import Scope
 from kgtool.core.text import words
-from kgtool.core.types import PassageHit
+from kgtool.core.types import Embedder, PassageHit
+from kgtool.errors import ConfigError
 from kgtool.graph.db import Database
-from kgtool.retrieve.scoring import default_registry
+from kgtool.retrieve.scoring import default_registry, field_of
+
+POOLS = ("fulltext", "vector", "linked")
+FUSIONS = ("sum", "rrf")
+RRF_K = 60  # the usual reciprocal-rank constant: ranks past a few dozen barely differ
 
 
 def lucene_query(text: str) -> str:
@@ -25,45 +45,313 @@ def lucene_query(text: str) -> str:
     return " ".join(terms)
 
 
+def embedding_text(title: str | None, text: str) -> str:
+    """What a passage's embedding is computed from: the title names the passage's topic."""
+    return f"{title}: {text}" if title else text
+
+
+def _scope_params(scope: Scope) -> dict:
+    params = scope.params()
+    return {"cases": params["cases"], "batches": params["batches"]}
+
+
+def _read(db: Database, session, name: str, **params) -> list[dict]:
+    return db.run_in(session, name, **params) if session is not None else db.read(name, **params)
+
+
 def search_passages(db: Database, session, query: str, scope: Scope, limit: int = 50) -> list[PassageHit]:
     """Full-text candidates for `query`, best Lucene score first (empty when the query has no content word)."""
     text = lucene_query(query)
     if not text:
         return []
-    params = {"query": text, "limit": int(limit), "cases": scope.params()["cases"],
-              "batches": scope.params()["batches"]}
-    rows = db.run_in(session, "passages/search", **params) if session is not None else db.read("passages/search", **params)
+    rows = _read(db, session, "passages/search", query=text, limit=int(limit), **_scope_params(scope))
     return [PassageHit(r["passage_id"], r["title"] or "", r["text"] or "", scores={"fulltext": float(r["fulltext"])})
             for r in rows]
 
 
+def vector_passages(db: Database, session, embedding: Sequence[float], scope: Scope,
+                    limit: int = 50) -> list[PassageHit]:
+    """The passages whose stored embedding is nearest to `embedding` (cosine), best first."""
+    rows = _read(db, session, "passages/vector", embedding=[float(x) for x in embedding], limit=int(limit),
+                 **_scope_params(scope))
+    return [PassageHit(r["passage_id"], r["title"] or "", r["text"] or "", scores={"dense": float(r["dense"])})
+            for r in rows]
+
+
+def linked_passages(db: Database, session, seed_ids: Sequence[str], scope: Scope) -> list[PassageHit]:
+    """Passages of the documents about entities the seeds mention; scores.seed_rank is the seed's position."""
+    if not seed_ids:
+        return []
+    rows = _read(db, session, "passages/linked", seed_ids=list(seed_ids), **_scope_params(scope))
+    return [PassageHit(r["passage_id"], r["title"] or "", r["text"] or "",
+                       scores={"seed_rank": float(r["seed_rank"])}) for r in rows]
+
+
+def stored_embeddings(db: Database, session, passage_ids: Sequence[str]) -> dict[str, np.ndarray]:
+    """Stored embeddings by passage id (passages without one are left out)."""
+    if not passage_ids:
+        return {}
+    rows = _read(db, session, "passages/embeddings", ids=list(passage_ids))
+    return {r["passage_id"]: np.asarray(r["embedding"], dtype=np.float32) for r in rows if r["embedding"]}
+
+
+def embed_passages(db: Database, embedder: Embedder, *, batch_size: int = 256, progress=None) -> int:
+    """Embed every passage without an embedding from this model (idempotent); returns how many were embedded.
+
+    progress(done, total) after each page.
+    """
+    model = str(getattr(embedder, "name", "") or type(embedder).__name__)
+    done = 0
+    total = db.read("passages/count_without_embedding", model=model)[0]["n"] if progress else 0
+    while True:
+        rows = db.read("passages/without_embedding", model=model, limit=int(batch_size))
+        if not rows:
+            return done
+        vectors = embedder.encode([embedding_text(r["title"], r["text"] or "") for r in rows])
+        db.write("passages/set_embeddings", rows=[
+            {"id": r["passage_id"], "embedding": [float(x) for x in vec], "model": model}
+            for r, vec in zip(rows, vectors)])
+        done += len(rows)
+        if progress:
+            progress(done, max(total, done))
+
+
+# ------------------------------------------------------------------------------ scorers
+
+
+class DenseScorer:
+    """Cosine between the query's embedding and each passage's (stored, else computed now).
+
+    `vectors` (passage id -> stored embedding) is what the retriever read from
+    the graph for the pool; a candidate without one is embedded from its text.
+    """
+
+    uses_vectors = True
+
+    def __init__(self, embedder: Embedder):
+        self.embedder = embedder
+
+    def score(self, query: str, candidates: Sequence[Any], *, vectors: dict[str, np.ndarray] | None = None
+              ) -> np.ndarray:
+        if not candidates:
+            return np.zeros(0, dtype=float)
+        vectors = vectors or {}
+        ids = [str(field_of(c, "passage_id", field_of(c, "id", ""))) for c in candidates]
+        missing = [i for i, pid in enumerate(ids) if pid not in vectors]
+        rows = np.zeros((len(candidates), 0), dtype=np.float32)
+        if missing:
+            encoded = _unit(self.embedder.encode([embedding_text(field_of(candidates[i], "title"),
+                                                                 str(field_of(candidates[i], "text",
+                                                                              field_of(candidates[i], "evidence"))))
+                                                  for i in missing]))
+            rows = np.zeros((len(candidates), encoded.shape[1]), dtype=np.float32)
+            rows[missing] = encoded
+        for i, pid in enumerate(ids):
+            if pid in vectors:
+                vec = _unit(vectors[pid])[0]
+                if rows.shape[1] == 0:
+                    rows = np.zeros((len(candidates), vec.shape[0]), dtype=np.float32)
+                rows[i] = vec
+        probe = _unit(self.embedder.encode([query]))[0]
+        if probe.shape[0] != rows.shape[1]:
+            raise ConfigError(f"stored passage embeddings have {rows.shape[1]} dimensions but the embedder gives "
+                              f"{probe.shape[0]}; re-embed them with the current embedder "
+                              "(kgtool.retrieve.passages.embed_passages) or set the embedder they were made with")
+        return (rows @ probe).astype(float)
+
+
+class FulltextScorer:
+    """Lucene's own score from the full-text pool (0 for passages that came from another pool)."""
+
+    def score(self, query: str, candidates: Sequence[Any]) -> np.ndarray:
+        return np.array([float((getattr(c, "scores", None) or {}).get("fulltext", 0.0)) for c in candidates])
+
+
+def _unit(matrix: Any) -> np.ndarray:
+    rows = np.atleast_2d(np.asarray(matrix, dtype=np.float32))
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms == 0.0, 1.0, norms)
+
+
+def passage_scorers(registry: Registry | None = None) -> Registry:
+    """A copy of `registry` (default: the built-in scorers) with the passage scorers added where missing."""
+    registry = (registry or default_registry()).copy()
+    if "dense" not in registry:
+        registry.register("dense", DenseScorer, description="cosine of query and passage embeddings (MiniLM "
+                                                            "by default: the graph's embedder)")
+    if "fulltext" not in registry:
+        registry.register("fulltext", FulltextScorer, description="Lucene's score from the passage full-text index")
+    return registry
+
+
+# ------------------------------------------------------------------------------ retriever
+
+
 class PassageRetriever:
-    """Full-text pool, ranked by named scorers (BM25 over the passage text by default)."""
+    """Pools from Cypher, ranked by named scorers (by default: the full-text pool ranked by BM25).
+
+    embedder: needed by the ``vector`` pool and the ``dense`` scorer (the
+    graph's, ``kg.embedder``). seeds: how many top passages the ``linked``
+    pool expands. A linked passage is scored like the pool, plus `link_weight`
+    times the score of the seed that leads to it: with a weight below 1 it
+    ranks below its seed, and above unlinked passages that match the query
+    as well as it does.
+    """
 
     def __init__(self, db: Database, *, scorers: Sequence[str] = ("bm25",), weights: Sequence[float] | None = None,
-                 registry: Registry | None = None, pool_size: int = 50, scorer_options: dict[str, dict] | None = None):
-        registry = registry or default_registry()
-        options = scorer_options or {}
+                 registry: Registry | None = None, pool_size: int = 50, scorer_options: dict[str, dict] | None = None,
+                 pools: Sequence[str] = ("fulltext",), fusion: str = "sum", embedder: Embedder | None = None,
+                 seeds: int = 3, link_weight: float = 0.5):
+        unknown = [p for p in pools if p not in POOLS]
+        if unknown or not pools:
+            raise ConfigError(f"unknown passage pool(s) {unknown}; use one or more of {', '.join(POOLS)}")
+        if fusion not in FUSIONS:
+            raise ConfigError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}")
+        if weights is not None and len(weights) != len(scorers):
+            raise ConfigError(f"{len(weights)} weights for {len(scorers)} scorers; give one weight per scorer")
+        registry = passage_scorers(registry)
+        options = dict(scorer_options or {})
+        if "dense" in scorers and "embedder" not in options.get("dense", {}):
+            if embedder is None:
+                raise ConfigError("the dense scorer needs an embedder: PassageRetriever(..., embedder=kg.embedder)")
+            options["dense"] = {**options.get("dense", {}), "embedder": embedder}
+        if "vector" in pools and embedder is None:
+            raise ConfigError("the vector pool needs an embedder: PassageRetriever(..., embedder=kg.embedder)")
         self.db = db
         self.pool_size = pool_size
+        self.pools = tuple(pools)
+        self.fusion = fusion
+        self.embedder = embedder
+        self.seeds = max(1, int(seeds))
+        self.link_weight = float(link_weight)
         self.scorers = {name: registry.create(name, **options.get(name, {})) for name in scorers}
         self.weights = tuple(weights) if weights is not None else (1.0,) * len(self.scorers)
 
-    def retrieve(self, session, query: str, scope: Scope, k: int | None) -> list[PassageHit]:
-        """The top k passages for `query` (all of the pool when k is None), with rank and scores set."""
-        pool = search_passages(self.db, session, query, scope, self.pool_size)
-        if not pool:
-            return []
+    # -------------------------------------------------------------- pools
+    def _pool(self, session, query: str, scope: Scope) -> list[PassageHit]:
+        pool: dict[str, PassageHit] = {}
+        if "fulltext" in self.pools:
+            for hit in search_passages(self.db, session, query, scope, self.pool_size):
+                pool[hit.passage_id] = hit
+        if "vector" in self.pools:
+            probe = _unit(self.embedder.encode([query]))[0]
+            for hit in vector_passages(self.db, session, probe, scope, self.pool_size):
+                if hit.passage_id in pool:
+                    pool[hit.passage_id].scores.update(hit.scores)
+                else:
+                    pool[hit.passage_id] = hit
+        return list(pool.values())
+
+    def _rank(self, session, query: str, pool: list[PassageHit]) -> np.ndarray:
+        vectors = None
+        if any(getattr(s, "uses_vectors", False) for s in self.scorers.values()):
+            vectors = stored_embeddings(self.db, session, [h.passage_id for h in pool])
         total = np.zeros(len(pool))
         for (name, scorer), weight in zip(self.scorers.items(), self.weights):
-            values = np.asarray(scorer.score(query, pool), dtype=float)
-            total += weight * values
+            if getattr(scorer, "uses_vectors", False):
+                values = np.asarray(scorer.score(query, pool, vectors=vectors), dtype=float)
+            else:
+                values = np.asarray(scorer.score(query, pool), dtype=float)
             for hit, value in zip(pool, values):
                 hit.scores[name] = float(value)
+            total += weight * (_reciprocal_ranks(values) if self.fusion == "rrf" else values)
+        return total
+
+    def retrieve(self, session, query: str, scope: Scope, k: int | None) -> list[PassageHit]:
+        """The top k passages for `query` (all of the pool when k is None), with rank and scores set."""
+        pool = self._pool(session, query, scope)
+        if not pool:
+            return []
+        total = self._rank(session, query, pool)
         order = sorted(range(len(pool)), key=lambda i: (-total[i], pool[i].passage_id))
+        if "linked" in self.pools:
+            pool, total, order = self._expand(session, query, scope, pool, total, order)
         ranked = []
         for rank, i in enumerate(order[:k] if k is not None else order, start=1):
             hit = pool[i]
             hit.rank, hit.score = rank, float(total[i])
             ranked.append(hit)
         return ranked
+
+    def _expand(self, session, query, scope, pool, total, order):
+        """Credit the passages linked from the top seeds (pooled already or added now) with their seed's score.
+
+        Scores are min-max scaled to 0..1 first, so `link_weight` means the same
+        whatever the scorers and fusion: a passage linked from the top passage
+        gains `link_weight` of the pool's score range.
+        """
+        seed_ids = [pool[i].passage_id for i in order[: self.seeds]]
+        linked = linked_passages(self.db, session, seed_ids, scope)
+        if not linked:
+            return pool, total, order
+        known = {h.passage_id for h in pool}
+        fresh = [h for h in linked if h.passage_id not in known]
+        merged = pool + fresh
+        # the scorers rank old and new passages together, so reciprocal ranks stay comparable
+        own = _scaled(self._rank(session, query, merged) if fresh else total)
+        seed_score = {merged[i].passage_id: float(own[i]) for i in range(len(merged)) if merged[i].passage_id in seed_ids}
+        bonus = np.zeros(len(merged))
+        by_id = {h.passage_id: h for h in linked}
+        for i, hit in enumerate(merged):
+            link = by_id.get(hit.passage_id)
+            if link is not None:
+                seed = seed_ids[int(link.scores["seed_rank"])]
+                hit.scores["linked_from"] = float(link.scores["seed_rank"])
+                bonus[i] = self.link_weight * seed_score.get(seed, 0.0)
+        new_total = own + bonus
+        new_order = sorted(range(len(merged)), key=lambda i: (-new_total[i], merged[i].passage_id))
+        return merged, new_total, new_order
+
+
+def _scaled(values: np.ndarray) -> np.ndarray:
+    """Min-max scaled to 0..1 (all ones when every value is equal)."""
+    values = np.asarray(values, dtype=float)
+    low, high = float(values.min()), float(values.max())
+    return np.ones_like(values) if high == low else (values - low) / (high - low)
+
+
+def _reciprocal_ranks(values: np.ndarray) -> np.ndarray:
+    """1 / (RRF_K + rank) per value, rank 1 for the highest; ties share the better rank."""
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(-values, kind="stable")
+    ranks = np.empty(len(values))
+    rank = 0
+    previous = None
+    for position, i in enumerate(order, start=1):
+        if previous is None or values[i] != previous:
+            rank = position
+            previous = values[i]
+        ranks[i] = rank
+    return 1.0 / (RRF_K + ranks)
+
+
+__all__ = ["POOLS", "FUSIONS", "PRESETS", "make_retriever", "DenseScorer", "FulltextScorer", "PassageRetriever", "embed_passages",
+           "embedding_text", "linked_passages", "lucene_query", "passage_scorers", "search_passages",
+           "stored_embeddings", "vector_passages"]
+
+
+# ------------------------------------------------------------------------------ presets
+
+# Named retriever configurations (PassageRetriever keyword arguments), compared by
+# `kgtool eval retrieval`. Each needs what its pools and scorers need: an embedder for
+# vector/dense, the bge extra and a local reranker model for cross_encoder.
+PRESETS: dict[str, dict] = {
+    "fulltext": {"pools": ("fulltext",), "scorers": ("fulltext",)},
+    "fulltext+bm25": {"pools": ("fulltext",), "scorers": ("bm25",)},
+    "dense": {"pools": ("vector",), "scorers": ("dense",)},
+    "hybrid": {"pools": ("fulltext", "vector"), "scorers": ("fulltext", "dense"), "fusion": "rrf"},
+    "dense+linked": {"pools": ("vector", "linked"), "scorers": ("dense",), "seeds": 3, "link_weight": 0.5},
+    # dense counts twice the lexical rank, a passage linked from a top-3 seed gains 0.8 of the
+    # pool's score range: the best of a small grid on the HotpotQA and MuSiQue dev samples
+    "hybrid+linked": {"pools": ("fulltext", "vector", "linked"), "scorers": ("fulltext", "dense"), "fusion": "rrf",
+                      "weights": (1.0, 2.0), "seeds": 3, "link_weight": 0.8},
+    "hybrid+cross_encoder": {"pools": ("fulltext", "vector"), "scorers": ("cross_encoder",)},
+}
+
+
+def make_retriever(db: Database, preset: str, *, embedder: Embedder | None = None, registry: Registry | None = None,
+                   **overrides) -> PassageRetriever:
+    """A PassageRetriever from a named preset (see PRESETS); keyword arguments override the preset's."""
+    if preset not in PRESETS:
+        raise ConfigError(f"unknown passage retriever {preset!r}; use one of {', '.join(PRESETS)}")
+    return PassageRetriever(db, embedder=embedder, registry=registry, **{**PRESETS[preset], **overrides})
