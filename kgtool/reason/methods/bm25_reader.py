@@ -1,0 +1,47 @@
+"""bm25-reader: a text-only baseline with no graph and no model.
+
+The passage BM25 ranks first for the question (full-text pool, BM25 scorer)
+is read for its best entity span: the linked entity, or capitalised name,
+date or number as the question asks, whose sentence shares the most words
+with the question, and that the question does not already name. The step is
+recorded with its passage candidates like any other method's, so it sits in
+the same tables as the methods it is a baseline for.
+"""
+from __future__ import annotations
+
+from kgtool.reason import steps
+from kgtool.reason.agents.offline.c2rag_spans import rank_spans
+from kgtool.reason.context import HopState, RunContext
+from kgtool.reason.methods.base import Outcome
+from kgtool.reason.trace import TraceRecorder, candidate_row
+from kgtool.retrieve.passages import PassageRetriever
+
+
+class Bm25Reader:
+    """BM25 top passage, best entity span."""
+
+    taxonomy = None
+
+    def __init__(self, *, passages: int = 3, gamma: float = 1.5):
+        self.passages = int(passages)  # ranked and stored; only the first is read
+        self.gamma = float(gamma)
+        if self.passages < 1:
+            raise ValueError(f"bm25-reader: passages must be at least 1, got {self.passages}")
+
+    def config(self) -> dict:
+        return {"passages": self.passages, "gamma": self.gamma}
+
+    def run(self, ctx: RunContext, question: str) -> Outcome:
+        hits = PassageRetriever(ctx.db, registry=ctx.kg.scorers).retrieve(ctx.session, question, ctx.scope,
+                                                                          self.passages)
+        spans = rank_spans(hits[:1], asked=[question], known=[], question=question,
+                           link_mentions=ctx.kg.catalog.link_mentions)
+        answer = spans[0].text if spans else None
+        answer_id = ctx.link(answer) if answer else None
+        chosen = hits[0] if hits and answer else None
+        row = TraceRecorder.step_row(hop=1, kind="passage", query=question, gamma=self.gamma,
+                                     candidates=[candidate_row(h) for h in hits], chosen=chosen,
+                                     answer_id=answer_id, answer=answer)
+        hop = HopState(row["id"], 1, question, None, "", None, answer_id, answer)
+        steps.record(ctx, [row], [hop])
+        return Outcome([hop], "answered" if answer else "no_answer")
