@@ -1,0 +1,132 @@
+"""Text as evidence for ReAgent's offline decomposer: passages read as one-hop links.
+
+ReAgent's retriever draws on the knowledge graph and on text. When the
+graph-guided plan cannot account for the whole question (a fact it needs is
+missing from the graph), the decomposer is challenged to look again with
+text in view: each sentence of a passage that names an entity and another
+known entity becomes a link between them, its relation being the words that
+join the two names ("The director of {} is {}"). The offline planner then
+searches graph facts and such links alike, so a hop the graph lacks can be
+crossed on a sentence that states it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from kgtool.core.scope import Scope
+from kgtool.core.text import normalize, tokenize
+from kgtool.core.types import CandidateFact
+from kgtool.reason.agents.offline.common import GraphView, _Mentions
+from kgtool.retrieve.passages import search_passages
+
+TEXT_KEY = "text:"  # relation keys of links read off a sentence
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+@dataclass
+class PassageFact(CandidateFact):
+    """A link read off one sentence of a Passage; the trace stores it as that Passage."""
+
+    passage_id: str = ""
+
+    kind = "passage"
+
+    @property
+    def id(self) -> str:
+        return self.passage_id
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text or "") if s.strip()]
+
+
+def is_text_key(key: str | None) -> bool:
+    return bool(key) and key.startswith(TEXT_KEY)
+
+
+class TextLinks:
+    """Links read off the passages that name an entity, one read per entity and answer.
+
+    max_connector: a sentence whose joining words hold more content words than
+    this says more than one relation, so it yields no link.
+    """
+
+    def __init__(self, db, view: GraphView, scope: Scope, *, passages: int = 20, max_connector: int = 6):
+        self.db = db
+        self.view = view
+        self.scope = scope
+        self.passages = passages
+        self.max_connector = max_connector
+        self.mentions = _Mentions(view)
+        self._links: dict[str, list[PassageFact]] = {}
+        self.labels: dict[str, str] = {}  # text relation key -> its joining words
+
+    def of(self, entity_id: str) -> list[PassageFact]:
+        if entity_id not in self._links:
+            self._links[entity_id] = self._read(entity_id)
+        return [PassageFact(**vars(f)) for f in self._links[entity_id]]
+
+    def _read(self, entity_id: str) -> list[PassageFact]:
+        name = self.view.entity_name(entity_id)
+        if not name:
+            return []
+        hits = search_passages(self.db, getattr(self.view, "session", None), name, self.scope, self.passages)
+        out: list[PassageFact] = []
+        seen: set[tuple[str, str]] = set()
+        for hit in hits:
+            for k, sentence in enumerate(sentences(hit.text)):
+                for link in self._links_in(sentence, entity_id, name, hit.passage_id, k):
+                    if (link.tail_id, link.relation_id) not in seen:
+                        seen.add((link.tail_id, link.relation_id))
+                        out.append(link)
+        return out
+
+    def _links_in(self, sentence: str, entity_id: str, name: str, passage_id: str, k: int) -> list[PassageFact]:
+        own = self.mentions.spans(sentence, entity_id, name)
+        if not own:
+            return []
+        out = []
+        for start, end, other_id, _surface in self.view.link_mentions(sentence):
+            if other_id == entity_id or any(s < end and start < e for s, e in own):
+                continue
+            kept = [t for t in tokenize(sentence, own + [(start, end)])]
+            if not kept or sum(t.content for t in kept) > self.max_connector or not any(t.content for t in kept):
+                continue
+            connector = " ".join(t.text for t in kept)
+            key = TEXT_KEY + normalize(connector)
+            self.labels[key] = connector
+            out.append(PassageFact(
+                fact_id=f"{passage_id}#{k}:{other_id}", passage_id=passage_id, head_id=entity_id, head=name,
+                relation=connector, relation_id=key, tail_id=other_id, tail=self.view.entity_name(other_id),
+                evidence=sentence, direction="out"))
+        return out
+
+
+class TextAugmentedView:
+    """A GraphView whose neighbourhoods also hold the links read off passages (see TextLinks)."""
+
+    def __init__(self, view: GraphView, links: TextLinks):
+        self.view = view
+        self.links = links
+
+    @property
+    def session(self):
+        return getattr(self.view, "session", None)
+
+    def neighborhoods(self, entity_ids: Sequence[str], per_group: int) -> dict[str, list[CandidateFact]]:
+        pools = self.view.neighborhoods(entity_ids, per_group)
+        return {e: [*pools.get(e, []), *self.links.of(e)] for e in dict.fromkeys(entity_ids)}
+
+    def link_mentions(self, text: str):
+        return self.view.link_mentions(text)
+
+    def entity_name(self, entity_id: str) -> str:
+        return self.view.entity_name(entity_id)
+
+    def relation_phrases(self, relation_key: str) -> list[str]:
+        if is_text_key(relation_key):
+            label = self.links.labels.get(relation_key)
+            return [label] if label else []
+        return self.view.relation_phrases(relation_key)
