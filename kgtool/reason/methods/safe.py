@@ -1,0 +1,191 @@
+"""SAFE: atomic steps, each judged by a feedback model with an error type, retried with its feedback.
+
+The inference-time protocol of the SAFE paper (../shared/papers/safe.txt, 3.3
+and 4.1): a generator writes one atomic step at a time (cite one fact, infer
+one link, or give the final answer); a feedback model labels the step with one
+type of the SafeError taxonomy, a diagnosis and guidance. A rejected step is
+generated again with that feedback, at most `max_retries` times, after which
+the last attempt is kept; at most `atomic_steps` steps; when the guidance says
+to answer, or the steps run out, or a step finds nothing to go on with, the
+final answer is forced.
+
+Every attempt is a Step in the graph (kind attribution, logical or final, with
+the scored facts of its entity and N_eff), every judgement a Verdict in the
+SafeError taxonomy, every retry a REVISED_AS / BACKTRACK link whose reason is
+the feedback; the feedback model judges the trajectory as read back from the
+graph, and a retry learns which facts were rejected from there too.
+The feedback model is the agent family's own, or another (`feedback`), so
+either family can judge either generator.
+"""
+from __future__ import annotations
+
+from kgtool.core.types import CandidateFact, Verdict
+from kgtool.errors import ConfigError
+from kgtool.reason import steps
+from kgtool.reason.agents.safe_base import Feedback, Proposal, StepTask, StepView, part_question
+from kgtool.reason.context import BudgetExhausted, HopState, RunContext
+from kgtool.reason.methods.base import Outcome
+from kgtool.reason.taxonomy import SafeError
+from kgtool.reason.trace import TraceRecorder, candidate_row
+from kgtool.retrieve.hop import candidate_from_row
+
+FEEDBACK_FAMILIES = ("same", "offline", "llm")
+
+
+class Safe:
+    """SAFE: step-wise generation, a feedback model per step (error taxonomy, guidance), retries with feedback."""
+
+    taxonomy = SafeError
+
+    # atomic_steps (K) and max_retries (N) are the paper's best setting (Appendix A.8); `max_steps`, the
+    # setting of every method, still caps the steps a run records, retries included. top_k (the facts
+    # of the current entity a step is chosen from) is the setting CARE's selector uses too, so both
+    # methods weigh the same candidates.
+    def __init__(self, *, atomic_steps: int = 10, max_retries: int = 3, top_k: int = 3, feedback: str = "same",
+                 gamma: float = 1.5):
+        self.atomic_steps = int(atomic_steps)
+        self.max_retries = int(max_retries)
+        self.top_k = int(top_k)
+        self.feedback = str(feedback)
+        self.gamma = float(gamma)
+        if self.atomic_steps < 1 or self.max_retries < 0 or self.top_k < 1:
+            raise ConfigError(f"safe needs atomic_steps >= 1, max_retries >= 0 and top_k >= 1; got {atomic_steps}, "
+                              f"{max_retries} and {top_k}")
+        if self.feedback not in FEEDBACK_FAMILIES:
+            raise ConfigError(f"safe's feedback must be one of {', '.join(FEEDBACK_FAMILIES)}, not {feedback!r}")
+
+    def config(self) -> dict:
+        return {"atomic_steps": self.atomic_steps, "max_retries": self.max_retries, "top_k": self.top_k,
+                "feedback": self.feedback, "gamma": self.gamma}
+
+    # ------------------------------------------------------------------ the loop
+    def run(self, ctx: RunContext, question: str) -> Outcome:
+        plan = ctx.agents.planner.plan(question)
+        if plan.topic_id is None and plan.topic:
+            plan.topic_id = ctx.link(plan.topic)
+        generator = ctx.role("safe_generator")
+        judge = self._feedback_role(ctx)
+        kept: list[StepView] = []  # the trajectory so far (attribution and logical steps)
+        chain: list[HopState] = []
+        retries, number, force, clean = 0, 0, False, True
+        final: tuple[StepView, Feedback] | None = None
+        try:
+            while number < self.atomic_steps and final is None:
+                number += 1
+                step, fb, tried = self._step(ctx, question, plan, generator, judge, kept, number, force)
+                retries += tried
+                clean = clean and fb.correct
+                if step.kind == "final":
+                    final = (step, fb)
+                    break
+                if step.answer is None:  # nothing found, and nothing better after the retries: a dead end
+                    break
+                kept.append(step)
+                chain.append(HopState(step.step_id, step.hop, step.query, step.entity_id, step.entity, step.fact,
+                                      step.answer_id, step.answer, step.generated, step.neff, step.state))
+                force = force or fb.force_answer
+        except BudgetExhausted:
+            pass  # the run's step budget is spent: answer with what the trajectory holds
+        if final is None:
+            final = self._forced_final(ctx, question, plan, generator, judge, kept, number + 1)
+        step, fb = final
+        verdict = Verdict(fb.correct, None if fb.correct else step.hop, fb.error_type.value, fb.diagnosis, fb.guidance)
+        clean = clean and fb.correct
+        status = "answered" if clean and step.answer else ("unverified" if step.answer else "no_answer")
+        return Outcome(chain, status, retries, list(plan.subquestions),
+                       final_verdict=(step.step_id, verdict, step.attempt), answer=step.answer,
+                       answer_id=step.answer_id)
+
+    def _step(self, ctx: RunContext, question: str, plan, generator, judge, kept: list[StepView], number: int,
+              force: bool) -> tuple[StepView, Feedback, int]:
+        """One step of the trajectory: generate, judge, and retry with the feedback until correct or out of retries.
+
+        Returns the step kept, its judgement and the number of retries. Every
+        verdict but a final step's is written here; the final step's verdict
+        closes the run.
+        """
+        entity_id, entity = (kept[-1].answer_id, kept[-1].answer or "") if kept else (plan.topic_id, plan.topic or "")
+        part = len(kept)
+        subq = part_question(plan, part, entity)
+        pool = steps.retrieve_hop(ctx, subq, entity_id, self.top_k) if entity_id and subq else []
+        feedback: Feedback | None = None
+        previous: StepView | None = None
+        rejected: set[str] = set()
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                rejected = {r["fact_id"] for r in ctx.db.run_in(ctx.session, "safe/rejected_facts",
+                                                                 run_id=ctx.run_id, hop=number)}
+            task = StepTask(question, plan, part, subq, entity_id, entity, pool, kept, feedback, rejected, force)
+            proposal = generator.propose(task)
+            step = self._write(ctx, proposal, number, attempt, subq or question, entity_id, entity, pool,
+                               kept[-1].step_id if kept else None, previous, feedback)
+            fb = judge.judge(question, plan, kept, step, pool)
+            last = fb.correct or attempt == self.max_retries
+            if step.kind != "final" or not last:
+                ctx.trace.verdict(step.step_id, Verdict(fb.correct, None if fb.correct else number,
+                                                        fb.error_type.value, fb.diagnosis, fb.guidance), attempt)
+            if last:
+                return step, fb, attempt
+            feedback, previous = fb, step
+        raise AssertionError("unreachable: the last attempt returns")
+
+    def _forced_final(self, ctx: RunContext, question: str, plan, generator, judge, kept: list[StepView],
+                      number: int) -> tuple[StepView, Feedback]:
+        """The final answer when the steps ran out: written and judged once, without retries."""
+        entity_id, entity = (kept[-1].answer_id, kept[-1].answer or "") if kept else (plan.topic_id, plan.topic or "")
+        task = StepTask(question, plan, len(kept), "", entity_id, entity, [], kept, None, set(), True)
+        proposal = generator.propose(task)
+        if proposal.kind != "final":
+            last = kept[-1] if kept else None
+            proposal = Proposal("final", answer_id=last.answer_id if last else None,
+                                answer=last.answer if last else None)
+        step = self._write(ctx, proposal, number, 0, question, entity_id, entity, [],
+                           kept[-1].step_id if kept else None, None, None, charge=False)
+        return step, judge.judge(question, plan, kept, step, [])
+
+    # ------------------------------------------------------------------ storage
+    def _write(self, ctx: RunContext, proposal: Proposal, number: int, attempt: int, query: str,
+               entity_id: str | None, entity: str, pool: list[CandidateFact], prev_step_id: str | None,
+               rejected: StepView | None, feedback: Feedback | None, *, charge: bool = True) -> StepView:
+        """Record one attempt as a Step (with its candidates), link it to the attempt it retries, read it back."""
+        candidates = []
+        if proposal.kind != "final":
+            for cand in pool:
+                score, passes = proposal.judged.get(cand.fact_id, (cand.score, True))
+                candidates.append(candidate_row(cand, score=score, passes=passes,
+                                                extra_scores={"generator": score} if proposal.judged else None))
+        row = TraceRecorder.step_row(hop=number, attempt=attempt, query=query, entity_id=entity_id, entity=entity,
+                                     gamma=self.gamma, prev_step_id=prev_step_id, candidates=candidates,
+                                     chosen=proposal.fact, answer_id=proposal.answer_id, answer=proposal.answer,
+                                     generated=proposal.kind == "logical", kind=proposal.kind)
+        if charge:
+            hop = HopState(row["id"], number, query, entity_id, entity, proposal.fact, proposal.answer_id,
+                           proposal.answer)
+            steps.record(ctx, [row], [hop])
+        else:
+            ctx.trace.record_steps([row])
+        if proposal.fact is None:
+            ctx.db.run_in(ctx.session, "safe/set_step_evidence", step_id=row["id"],
+                          statement=proposal.statement or None, evidence=proposal.evidence or None)
+        if rejected is not None and feedback is not None:
+            kind = "reselect" if proposal.fact is not None else "fallback"
+            ctx.db.run_in(ctx.session, "safe/link_retry", old_step_id=rejected.step_id, new_step_id=row["id"],
+                          kind=kind, reason=feedback.as_text()[:500])
+        return self._read(ctx, row["id"])
+
+    @staticmethod
+    def _read(ctx: RunContext, step_id: str) -> StepView:
+        (r,) = ctx.db.run_in(ctx.session, "safe/trajectory", step_ids=[step_id])
+        fact = candidate_from_row(r) if r["fact_id"] else None
+        if fact is not None:
+            fact.direction = "in" if r["tail_id"] == r["entity_id"] and r["head_id"] != r["entity_id"] else "out"
+        return StepView(r["step_id"], r["kind"], r["hop"], r["query"], r["entity_id"], r["entity"] or "",
+                        r["answer_id"], r["answer"], fact, r["evidence"] or "", r["generated"], r["attempt"],
+                        r["neff"], r["state"] or "")
+
+    def _feedback_role(self, ctx: RunContext):
+        if self.feedback == "same" or self.feedback == ctx.agents.kind:
+            return ctx.role("safe_feedback")
+        from kgtool.reason.agents.factory import ROLES
+
+        return ROLES.create(f"{self.feedback}.safe_feedback", ctx)
