@@ -68,15 +68,70 @@ class KnowledgeGraph:
     # --- ingestion ------------------------------------------------------------
     def ingest_edits(self, path: str | Path, *, format: str | None = None, extractor: str = "anchor",
                      eatr: bool = True, strict: bool = False, batch: str | None = None, batch_size: int = 2000,
-                     embed_relations: bool = True, progress=None):
-        """Load an edit corpus (MQuAKE JSON or JSONL); returns an IngestSummary."""
+                     embed_relations: bool = True, progress=None, conflicts: str = "latest"):
+        """Load an edit corpus (MQuAKE JSON or JSONL); returns an IngestSummary.
+
+        conflicts: what an edit that sets a (subject, relation) slot another edit set to a
+        different object does: "latest" (default; the later edit wins, the earlier one is
+        marked superseded-by-conflict, so the slot has one active object), "keep-all"
+        (both stay in force, flagged) or "fail" (refuse the file, write nothing).
+        """
         from kgtool.ingest.pipeline import ingest_edits
 
         summary = ingest_edits(
             self.db, path, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
             batch_size=batch_size, delta_rel=self.settings.delta_rel,
             embedder=self.embedder if embed_relations else None, settings=self.settings, progress=progress,
+            conflicts=conflicts,
         )
+        self.reset_caches()
+        return summary
+
+    def ingest_facts(self, path: str | Path, *, format: str | None = None, strict: bool = False,
+                     batch_size: int = 5000, embed_relations: bool = True, progress=None):
+        """Load a plain knowledge graph (TSV head/relation/tail[/evidence], JSONL or N-Triples) as
+        base facts stated by the file; returns a FactsIngestSummary (see kgtool.ingest.facts).
+
+        Re-ingesting a file changes no counts; delete(source=path) removes what only it stated.
+        """
+        from kgtool.ingest.facts import ingest_facts
+
+        summary = ingest_facts(self.db, path, format=format, strict=strict, batch_size=batch_size,
+                               embedder=self.embedder if embed_relations else None, progress=progress)
+        self.reset_caches()
+        return summary
+
+    def delete(self, *, edit=None, batch=None, document=None, source=None, dry_run: bool = False):
+        """Delete edits (ids), batches, documents (ids) or source files (paths), each a name or a list,
+        with every fact only they support; facts a deleted edit superseded are in force again and
+        conflict verdicts are re-applied. A fact or passage a stored run used is kept, marked
+        'retracted'. dry_run reports the same without writing. Returns a DeleteReport.
+        """
+        from kgtool.ingest.delete import delete
+
+        report = delete(self.db, edit=edit, batch=batch, document=document, source=source, dry_run=dry_run)
+        if not dry_run:
+            # names and relations changed; no alias was added, and the entity count the
+            # linker checks its name keys against drops when entities go
+            self._catalog = None
+        return report
+
+    def ingest_docs(self, path: str | Path, *, format: str | None = None, extractor="mentions",
+                    strict: bool = False, batch_size: int = 500, embed_relations: bool = True,
+                    embed_passages: bool = True, progress=None, embed_progress=None):
+        """Load a document collection (hotpotqa, musique, 2wiki, jsonl or text) as Documents and
+        Passages with the triples extracted from them; returns a DocIngestSummary.
+
+        extractor: mentions (default, no model), rebel, llm, or an object with extract_batch.
+        embed_passages: store each passage's embedding (the graph's embedder) for dense retrieval.
+        Re-ingesting a file changes no counts (see kgtool.ingest.docs).
+        """
+        from kgtool.ingest.docs import ingest_docs
+
+        summary = ingest_docs(self.db, path, format=format, extractor=extractor, strict=strict,
+                              batch_size=batch_size, embedder=self.embedder if embed_relations else None,
+                              passage_embedder=self.embedder if embed_passages else None,
+                              settings=self.settings, progress=progress, embed_progress=embed_progress)
         self.reset_caches()
         return summary
 
@@ -214,6 +269,31 @@ class KnowledgeGraph:
         return evaluate_qa(self, path, format=format, methods=methods, agents=agents, workers=workers, limit=limit,
                            perturb=perturb, keep_perturbation=keep_perturbation, progress=progress)
 
+    def verify_benchmark(self, path, *, format: str | None = None, max_hops: int = 4, out=None, summary=None,
+                         limit: int | None = None):
+        """SAFE's train-time filter: which questions of a QA file have a chain of facts in force from a
+        question entity to a gold answer within max_hops (ingest the benchmark's corpus first).
+
+        Writes the verifiable questions (kgtool QA JSON lines) to `out` and a summary (share removed, the
+        reason per question) to `summary`; returns a kgtool.eval.verify_benchmark.VerifySummary.
+        """
+        from kgtool.eval.verify_benchmark import verify_benchmark
+
+        return verify_benchmark(self, path, format=format, max_hops=max_hops, out=out, summary=summary, limit=limit)
+
+    def evaluate_retrieval(self, path, *, format: str, k=(2, 5, 10), retrievers=None, limit: int | None = None,
+                           progress=None):
+        """Supporting-passage recall@k of passage retrievers and of a plain BM25 baseline, in one run.
+
+        format: hotpotqa or musique (the question file; its corpus must be ingested with ingest_docs);
+        k: ints or "2,5,10"; retrievers: preset names of kgtool.retrieve.passages.PRESETS, "a,b"
+        or None/"all". progress(done, total, retriever). Returns a kgtool.eval.retrieval.RetrievalReport.
+        """
+        from kgtool.eval.retrieval import evaluate_retrieval
+
+        return evaluate_retrieval(self, path, format=format, k=k, retrievers=retrievers, limit=limit,
+                                  progress=progress)
+
     def perturb(self, *, drop: float = 0.0, distract: float = 0.0, seed: int = 0) -> str:
         """Store a perturbed view of the graph and return its id; the stored facts are not changed.
 
@@ -245,6 +325,9 @@ class KnowledgeGraph:
     def reset_caches(self) -> None:
         """Forget what was derived from the graph's contents (names, relations)."""
         self._catalog = None
+        from kgtool.ingest.linking import GraphLinker
+
+        GraphLinker.forget(self.db)  # new aliases leave the entity count alone: re-check every entity's name keys
 
     @property
     def embedder(self):

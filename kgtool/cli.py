@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -16,16 +18,78 @@ from kgtool.errors import KgToolError
 
 console = Console()
 err_console = Console(stderr=True)
+# a pipe or a file gets whole lines: run ids and table cells are not cut or folded at 80 columns
+if not console.is_terminal and not os.environ.get("COLUMNS"):
+    console = Console(width=1000)
+
+
+class _DriverWithoutDataFrames:
+    """Keeps the Neo4j driver from importing pandas and pyarrow in a CLI process.
+
+    When they are installed the driver imports both while it loads (to accept
+    dataframes as parameters and for Result.to_df); kgtool uses neither, and
+    they were two thirds of the driver's import time (2.2 of 3.3 s on a busy
+    2-core machine), paid by every `kgtool ask`. Only the driver's own optional
+    look-up is refused: anything else imports them as usual.
+    """
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("pandas", "pyarrow"):
+            loading = sys.modules.get("neo4j._optional_deps")
+            if loading is not None and getattr(getattr(loading, "__spec__", None), "_initializing", False):
+                raise ModuleNotFoundError(f"{name} is not used by kgtool's driver calls", name=name)
+        return None
+
+
+if "neo4j" not in sys.modules:
+    sys.meta_path.insert(0, _DriverWithoutDataFrames())
+
+
+_DEBUG = {"flag": False}  # --debug of the current invocation (click calls the callback every time)
+
+
+def _debug_requested() -> bool:
+    return _DEBUG["flag"] or os.environ.get("KGTOOL_DEBUG", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _set_debug(ctx, param, value):
+    _DEBUG["flag"] = bool(value)
 
 
 class KgToolGroup(click.Group):
-    """Print KgToolError messages plainly (they say how to fix the problem)."""
+    """Every failure becomes one message saying how to fix it; --debug adds the traceback.
+
+    kgtool's own errors already say what to do; anything else (the driver, the
+    network, the LLM client) is mapped by kgtool.errors.describe, so no command
+    ever ends in a raw traceback unless asked for.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.params.append(click.Option(["--debug"], is_flag=True, expose_value=False, is_eager=True,
+                                        callback=_set_debug,
+                                        help="Print the full traceback of a failure (or set KGTOOL_DEBUG=1)."))
 
     def invoke(self, ctx):
+        from kgtool.errors import describe
+
         try:
             return super().invoke(ctx)
-        except KgToolError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt:
+            err_console.print("[bold red]error:[/] interrupted", highlight=False)
+            sys.exit(130)
+        except Exception as exc:  # noqa: BLE001 - the one place every failure is worded for a person
+            error = describe(exc)
+            if _debug_requested():
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
+            from rich.markup import escape
+
+            err_console.print(f"[bold red]error:[/] {escape(str(error))}", highlight=False, markup=True,
+                              soft_wrap=True)
             sys.exit(2)
 
 
@@ -140,6 +204,37 @@ def ingest():
     """Load corpora into the graph."""
 
 
+@contextmanager
+def _ingest_progress(unit: str):
+    """A progress bar for an ingest, with its rate in `unit`/s; yields (bar, progress(done, total))."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                  TimeElapsedColumn(), console=err_console) as bar:
+        task = bar.add_task(unit, total=None, rate="")
+        t0 = time.monotonic()
+
+        def progress(done, total):
+            rate = done / max(time.monotonic() - t0, 1e-9)
+            bar.update(task, completed=done, total=total, rate=f"{rate:,.0f} {unit}/s")
+
+        yield bar, progress
+
+
+def _report_ingest(path, rows, summary, json_out) -> None:
+    """Print an ingest summary and its skipped records, write the JSON; exit 1 if records were skipped."""
+    table = Table(title=f"ingested {path}", show_header=False)
+    for key, value in rows:
+        table.add_row(key, str(value))
+    console.print(table)
+    for bad in summary.skipped:
+        err_console.print(f"[yellow]skipped[/] {bad}", highlight=False, markup=True)
+    if json_out:
+        Path(json_out).write_text(json.dumps(summary.as_dict(), indent=2, ensure_ascii=False))
+    if summary.skipped:
+        sys.exit(1)
+
+
 @ingest.command("edits")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["mquake", "jsonl"]), default=None,
@@ -151,7 +246,11 @@ def ingest():
 @click.option("--batch", default=None, help="Batch name stored on every edit (default: the file name); scopes answering.")
 @click.option("--batch-size", default=2000, show_default=True, help="Edits per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
-def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, json_out):
+@click.option("--conflicts", type=click.Choice(["latest", "keep-all", "fail"]), default="latest", show_default=True,
+              help="Edits that set one (subject, relation) to different objects: latest = the later edit (later "
+                   "run, then later line) wins and the earlier is marked superseded-by-conflict; keep-all = both "
+                   "stay in force, flagged; fail = refuse the file and write nothing.")
+def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, json_out, conflicts):
     """Ingest a knowledge-edit corpus (MQuAKE JSON or kgtool JSONL) into Neo4j.
 
     Each edit asserts its new fact and supersedes the pre-edit one; EATR keeps
@@ -159,43 +258,135 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
     consistent with it. Re-running the same file changes nothing. Bad records
     are skipped and listed (file:line and reason) and the exit code is 1.
     """
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
     with _connect() as kg:
         kg.init_schema()
-        with Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err_console) as bar:
-            task = bar.add_task("edits", total=None, rate="")
-            t0 = time.monotonic()
-
-            def progress(done, total):
-                rate = done / max(time.monotonic() - t0, 1e-9)
-                bar.update(task, completed=done, total=total, rate=f"{rate:,.0f} edits/s")
-
+        with _ingest_progress("edits") as (_, progress):
             summary = kg.ingest_edits(path, format=fmt, extractor=extractor, eatr=not no_eatr, strict=strict,
-                                      batch=batch, batch_size=batch_size, progress=progress)
-    table = Table(title=f"ingested {path}", show_header=False)
-    for key, value in (
+                                      batch=batch, batch_size=batch_size, progress=progress, conflicts=conflicts)
+    _report_ingest(path, (
         ("records read", summary.records_read), ("edits loaded", summary.edits_loaded),
         ("base facts", summary.base_facts), ("candidates", summary.candidates), ("kept", summary.kept),
         ("rejected", ", ".join(f"{k}: {v}" for k, v in sorted(summary.rejected.items())) or "0"),
         ("facts written", summary.facts), ("conflicts", summary.conflicts),
+        ("superseded by conflict", f"{summary.superseded_by_conflict} (policy {summary.conflict_policy})"),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
+    ), summary, json_out)
+
+
+@ingest.command("docs")
+@click.argument("path", type=click.Path(exists=True))
+@click.option("--format", "fmt", type=click.Choice(["hotpotqa", "musique", "2wiki", "jsonl", "text"]), default=None,
+              help="hotpotqa ({title: [sentences]}), musique / 2wiki ([{title, text}]), jsonl ({id, title?, text} "
+                   "a line) or text (a .txt file or a directory of them). Default: text for a directory or .txt, "
+                   "jsonl for .jsonl.")
+@click.option("--extractor", default="mentions", show_default=True,
+              help="mentions (no model: linked entity mentions and the phrase joining them), rebel, llm.")
+@click.option("--strict", is_flag=True, help="Validate everything first; write nothing if any record is bad.")
+@click.option("--batch-size", default=500, show_default=True, help="Passages per transaction.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
+def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
+    """Ingest a document collection (FILE or DIR) as Documents, Passages and the facts read from them.
+
+    Passages keep their text once with sentence boundaries, and are indexed for
+    retrieval (full-text, and an embedding from the graph's embedder); triples extracted from each passage are linked to the
+    same Entity nodes as edits and fact files, and (:Passage)-[:SUPPORTS]->(:Fact)
+    records where each came from. Re-running the same file changes nothing.
+    Bad records are skipped and listed (file:line or file:title) and the exit code is 1.
+    """
+    with _connect() as kg:
+        kg.init_schema()
+        with _ingest_progress("passages") as (bar, progress):
+            embedding = None
+
+            def embed_progress(done, total):
+                nonlocal embedding
+                if embedding is None:
+                    embedding = bar.add_task("embedding", total=total, rate="embedding passages")
+                bar.update(embedding, completed=done, total=total)
+
+            summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
+                                     progress=progress, embed_progress=embed_progress)
+    _report_ingest(path, (
+        ("format", summary.format), ("extractor", summary.extractor), ("documents", summary.documents),
+        ("passages", summary.passages), ("facts", summary.facts),
+        ("facts per passage", f"{summary.facts_per_passage:.2f}"), ("entities", summary.entities),
+        ("relations", summary.relations), ("passages embedded", summary.passages_embedded),
+        ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
+    ), summary, json_out)
+
+
+@ingest.command("facts")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["tsv", "jsonl", "nt"]), default=None,
+              help="tsv (head, relation, tail[, evidence] a line), jsonl ({head, relation, tail, evidence?, "
+                   "head_id?, tail_id?, relation_id?}) or nt (N-Triples). Default: from the extension "
+                   "(.tsv/.txt, .jsonl, .nt).")
+@click.option("--strict", is_flag=True, help="Validate everything first; write nothing if any line is bad.")
+@click.option("--batch-size", default=5000, show_default=True, help="Facts per transaction.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
+def ingest_facts_cmd(path, fmt, strict, batch_size, json_out):
+    """Ingest a plain knowledge graph (triples) as base facts stated by the file.
+
+    IRIs and names with underscores get readable names (the original kept as an
+    alias); entities with the same name or Wikidata id are shared with edits and
+    documents. Re-running the same file changes nothing; `kgtool delete --source
+    FILE` removes what only this file stated. Bad lines are skipped and listed
+    (file:line and reason) and the exit code is 1.
+    """
+    with _connect() as kg:
+        kg.init_schema()
+        with _ingest_progress("facts") as (_, progress):
+            summary = kg.ingest_facts(path, format=fmt, strict=strict, batch_size=batch_size, progress=progress)
+    _report_ingest(path, (
+        ("format", summary.format), ("lines read", summary.records_read), ("triples read", summary.facts_read),
+        ("facts", summary.facts), ("entities", summary.entities), ("relations", summary.relations),
+        ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
+    ), summary, json_out)
+
+
+# --- deletion ---------------------------------------------------------------
+@main.command()
+@click.option("--edit", "edits", multiple=True, help="An edit id (repeatable).")
+@click.option("--batch", "batches", multiple=True, help="Every edit of a batch (repeatable).")
+@click.option("--document", "documents", multiple=True, help="A document id, with its passages (repeatable).")
+@click.option("--source", "sources", multiple=True, type=click.Path(dir_okay=False),
+              help="Everything a file contributed: its edits, documents and stated facts (repeatable; the file "
+                   "need not exist any more).")
+@click.option("--dry-run", is_flag=True, help="Report what would change and write nothing.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the report as JSON.")
+def delete(edits, batches, documents, sources, dry_run, json_out):
+    """Delete a source and every fact only it supports.
+
+    Facts a deleted edit superseded are in force again, conflict verdicts of its
+    slots are re-applied, and entities and relations nothing uses are removed.
+    A fact or passage that a stored run used stays for that run, marked retracted.
+    `kgtool cypher -f cypher/analyst/sources.cypher` lists what can be deleted.
+    """
+    if not (edits or batches or documents or sources):
+        raise click.UsageError("give at least one of --edit, --batch, --document, --source")
+    with _connect() as kg:
+        report = kg.delete(edit=list(edits), batch=list(batches), document=list(documents), source=list(sources),
+                           dry_run=dry_run)
+    title = "would delete (dry run, nothing written)" if dry_run else "deleted"
+    table = Table(title=title, show_header=False)
+    for key, value in (
+        ("edits", len(report.edits)), ("documents", len(report.documents)), ("source files", len(report.sources)),
+        ("passages deleted", report.passages_deleted), ("passages retracted", report.passages_retracted),
+        ("facts deleted", len(report.facts_deleted)), ("facts retracted (used by runs)", len(report.facts_retracted)),
+        ("facts in force again", len(report.facts_restored)), ("fact status changes", len(report.status_changes)),
+        ("edit verdict changes", len(report.edit_changes)), ("entities deleted", len(report.entities_deleted)),
+        ("relations deleted", len(report.relations_deleted)),
     ):
         table.add_row(key, str(value))
     console.print(table)
-    for bad in summary.skipped:
-        err_console.print(f"[yellow]skipped[/] {bad}", highlight=False, markup=True)
+    for f in report.facts_deleted[:20]:
+        console.print(f"  - {f['head']} | {f['relation']} | {f['tail']}", highlight=False, markup=False)
+    for c in report.status_changes[:20]:
+        console.print(f"  {c['fact_id']}: {c['before']} -> {c['after']}", highlight=False, markup=False)
+    for c in report.edit_changes[:20]:
+        console.print(f"  edit {c['edit_id']}: {c['before']} -> {c['after']}", highlight=False, markup=False)
     if json_out:
-        Path(json_out).write_text(json.dumps(summary.as_dict(), indent=2, ensure_ascii=False))
-    if summary.skipped:
-        sys.exit(1)
+        Path(json_out).write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
 
 
 # --- answering -------------------------------------------------------------
@@ -255,6 +446,13 @@ def _candidate_text(c: dict) -> str:
     if c.get("kind") == "passage":
         return f"[{c.get('relation') or 'passage'}] {(c.get('evidence') or '')[:120]}"
     return f"{c['head']} --{c['relation']}--> {c['tail']}"
+
+
+def _figure(value) -> str:
+    """Three decimals, and <0.001 rather than 0.000 or 1.397e-06 for a tiny probability."""
+    if not isinstance(value, (int, float)):
+        return "-"
+    return "<0.001" if 0 < value < 0.0005 else f"{value:.3f}"
 
 
 def _read_questions(path) -> list[dict]:
@@ -327,12 +525,15 @@ def trace_show(run_id, html_path):
         console.print(f"{mark} hop {step['hop']} attempt {step['attempt']}: {step['query']}  "
                       f"[dim]N_eff={step['neff'] if step['neff'] is None else round(step['neff'], 3)} "
                       f"({step['state']}, gamma {step['gamma']})[/]", highlight=False)
+        from kgtool.reason.trace_html import by_score
+
         table = Table(show_edge=False, pad_edge=False)
-        for col in ("rank", "candidate", "score", "p", "scores", "passes", "chosen"):
+        for col in ("retrieval rank", "candidate", "score", "p", "scores", "passes", "chosen"):
             table.add_column(col, overflow="fold")
-        for c in step["candidates"]:
+        # best score first: the retrieval rank is shown as stored, but a judge may reorder it
+        for c in by_score(step["candidates"]):
             named = " ".join(f"{k}={v:.2f}" for k, v in sorted(c["scores"].items()) if isinstance(v, (int, float)))
-            table.add_row(str(c["rank"]), _candidate_text(c), f"{c['score']:.3f}", f"{c['p']:.3f}", named,
+            table.add_row(str(c["rank"]), _candidate_text(c), _figure(c["score"]), _figure(c["p"]), named,
                           "yes" if c["passes"] else "no",
                           "discarded" if c["discarded"] else ("<-" if c["fact_id"] == step["chosen"] else ""))
         console.print(table)
@@ -345,6 +546,19 @@ def trace_show(run_id, html_path):
     for b in data["backtracks"]:
         console.print(f"{b.get('kind') or 'backtrack'} {b['from_step']} -> {b['to_step']}: {b['reason']}",
                       highlight=False)
+    for p in data.get("plans") or []:  # plan versions of methods that revise a whole plan (VoG)
+        console.print(f"plan v{p['version']} ({p.get('arm') or 'draft'}"
+                      f"{'' if p.get('parent_version') is None else ', from v' + str(p['parent_version'])}): "
+                      + " -> ".join(f"{a} [{r or '?'}: {e or '?'}]" for a, r, e in
+                                    zip(p["actions"] or [], p["relations"] or [], p["expected"] or [])),
+                      highlight=False, markup=False)
+    for k in data.get("constraints") or []:  # atomic constraints of methods that ground a plan of them (C2RAG)
+        binding = ", ".join(f"{b} ({w:.2f})" for b, w in zip(k.get("binding") or [], k.get("binding_weights") or []))
+        neff = "-" if k.get("neff") is None else f"{k['neff']:.3f}"
+        console.print(f"constraint {k['index'] + 1}: {k['pattern']}  variants: {'; '.join(k.get('variants') or [])}  "
+                      f"anchors: {', '.join(k.get('anchors') or []) or '-'}  {k['state']}"
+                      f"{' (' + k['source'] + ')' if k.get('source') else ''} N_eff={neff}  "
+                      f"{k.get('variable') or ''} = {binding or '-'}", highlight=False, markup=False)
     if html_path:
         from kgtool.reason.trace_html import render_trace_html
 
@@ -478,6 +692,69 @@ def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbati
         keep_perturbation=keep_perturbation, progress=progress), json_out, html_out)
 
 
+@eval_.command("retrieval")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["hotpotqa", "musique"]), required=True,
+              help="The question file's format; its corpus must be in the graph (kgtool ingest docs).")
+@click.option("-k", "k", default="2,5,10", show_default=True, metavar="K1,K2,...", help="Cut-offs for recall@k.")
+@click.option("--retriever", "retrievers", default="all", show_default=True, metavar="R1,R2,...|all",
+              help="kgtool retrievers to compare with the BM25 baseline: fulltext, fulltext+bm25, dense, hybrid, "
+                   "dense+linked, hybrid+linked, hybrid+cross_encoder.")
+@click.option("--limit", type=int, default=None, help="Only the first N questions.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False),
+              help="Write the report as JSON, with every question's top passages.")
+def eval_retrieval(path, fmt, k, retrievers, limit, json_out):
+    """Supporting-passage recall@k of each passage retriever next to a plain BM25 baseline (same run).
+
+    The baseline ranks every stored passage with BM25 (rank-bm25, no index);
+    kgtool's retrievers read pools through Cypher (full-text and vector
+    indexes, linked documents) and rank them with named scorers. A retriever
+    whose model is not installed is listed as unavailable. For MuSiQue it also
+    reports how many decomposition answers became entities linked to their passage.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with _connect() as kg:
+        with Progress(TextColumn("retrieving {task.fields[name]}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err_console) as bar:
+            task = bar.add_task("q", total=None, name="")
+            report = kg.evaluate_retrieval(path, format=fmt, k=k, retrievers=retrievers, limit=limit,
+                                           progress=lambda done, total, name: bar.update(
+                                               task, completed=done, total=total, name=name))
+    data = report.as_dict()
+    table = Table(title=f"supporting-passage recall, {data['questions']} questions, "
+                        f"{data['passages_in_graph']} passages in the graph")
+    table.add_column("retriever")
+    for kk in data["k"]:
+        table.add_column(f"R@{kk}", justify="right")
+    table.add_column("p50 ms", justify="right")
+    for name, r in data["retrievers"].items():
+        if r["error"]:
+            table.add_row(name, *["-" for _ in data["k"]], "-")
+            continue
+        mark = " (best)" if name == data["best"] else ""
+        table.add_row(name + mark, *[f"{100 * r['recall'][f'@{kk}']:.1f}" for kk in data["k"]],
+                      f"{r['latency_ms_p50']:.0f}")
+    console.print(table)
+    for name, r in data["retrievers"].items():
+        if r["error"]:
+            err_console.print(f"[yellow]unavailable[/] {name}: {r['error']}", highlight=False)
+    if data["gold_missing"]:
+        err_console.print(f"[yellow]note[/] {data['gold_missing']} of {data['gold_passages']} gold passages are not "
+                          "in the graph (counted as missed)", highlight=False)
+    if data["best"]:
+        console.print(f"best: {data['best']}, recall@{data['primary_k']} {data['best_minus_baseline'] * 100:+.1f} "
+                      "points over the BM25 baseline", highlight=False)
+    link = data["linking"]
+    if link:
+        console.print(f"linking: {link['answers_linked']} of {link['hops']} decomposition answers are entities "
+                      f"linked to their passage ({100 * (link['answers_linked_share'] or 0):.1f}%); "
+                      f"{link['facts_per_passage']} facts per document passage", highlight=False)
+    if json_out:
+        Path(json_out).write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+        console.print(f"wrote {json_out}")
+
+
 @eval_.command("remove-perturbation")
 @click.argument("perturbation_id")
 def eval_remove_perturbation(perturbation_id):
@@ -485,6 +762,38 @@ def eval_remove_perturbation(perturbation_id):
     with _connect() as kg:
         removed = kg.remove_perturbation(perturbation_id)
     console.print(f"removed perturbation {perturbation_id} and its {removed} distractor fact(s)", highlight=False)
+
+
+@main.command("verify-benchmark")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(QA_FORMATS), default=None,
+              help="The question file's format (as for `kgtool eval qa`). Default: from the extension.")
+@click.option("--max-hops", default=4, show_default=True, type=click.IntRange(1, 6),
+              help="Longest chain of facts that counts as a grounded path.")
+@click.option("--out", type=click.Path(dir_okay=False),
+              help="Where the verifiable questions go (kgtool QA JSON lines). Default: ./<stem>.verified.jsonl")
+@click.option("--summary", type=click.Path(dir_okay=False),
+              help="Where the summary goes (JSON, every question's reason). Default: ./<stem>.verify.json")
+@click.option("--limit", type=int, default=None, help="Only the first N questions.")
+def verify_benchmark_cmd(path, fmt, max_hops, out, summary, limit):
+    """SAFE's train-time filter: keep the questions whose answer the stored graph can reach.
+
+    A question is verifiable when a chain of facts in force (at most
+    --max-hops, either direction) joins an entity named in the question to a
+    gold answer. Ingest the benchmark's corpus first (kgtool ingest docs).
+    Prints the share removed and why; writes the verifiable subset (readable
+    with `kgtool eval qa OUT --format jsonl`) and a JSON summary.
+    """
+    with _connect() as kg:
+        result = kg.verify_benchmark(path, format=fmt, max_hops=max_hops, out=out, summary=summary, limit=limit)
+    table = Table(title=f"verify-benchmark {path}", show_header=False)
+    for key, value in (("format", result.format), ("max hops", result.max_hops), ("questions", result.total),
+                       ("verifiable", result.verifiable), ("removed", result.removed),
+                       ("share removed", f"{result.share_removed:.1%}"),
+                       *((f"  {reason}", n) for reason, n in sorted(result.reasons.items()) if reason != "verifiable"),
+                       ("subset", result.out), ("summary", result.summary)):
+        table.add_row(key, str(value))
+    console.print(table)
 
 
 # --- cypher ---------------------------------------------------------------
@@ -509,8 +818,11 @@ def _parse_params(pairs: tuple[str, ...], option: str = "--param") -> dict:
 def cypher(query, file_, params, fmt):
     """Run a read-only Cypher QUERY (or -f FILE) against the graph.
 
-    Writes are refused and change nothing. Ready-made queries live in
-    cypher/analyst/, e.g.:
+    Only reads of the graph run: writes, LOAD CSV, administration commands
+    (users, transactions, settings) and procedures outside a read-only set
+    are refused with the reason (exit code 2) and change nothing. Prefix
+    EXPLAIN to see the plan without running, PROFILE to run and see it.
+    Ready-made queries live in cypher/analyst/, e.g.:
 
         kgtool cypher -f cypher/analyst/backtracks.cypher
     """
@@ -519,9 +831,19 @@ def cypher(query, file_, params, fmt):
     if bool(query) == bool(file_):
         raise click.UsageError("give either QUERY or -f FILE")
     text = queries.load_file(file_).text if file_ else query
+    params = _parse_params(params)
     with _connect() as kg:
-        keys, rows = kg.query(text, _parse_params(params))
-    _print_rows(keys, rows, fmt)
+        result = kg.db.console(text, params)
+    if result.profiled or result.plan is None:
+        _print_rows(result.keys, result.rows, fmt)
+    if result.plan is not None:
+        from kgtool.graph.console import plan_lines
+
+        # after PROFILE's rows in json/csv the plan goes to stderr, so stdout stays machine-readable
+        out = err_console if result.profiled and fmt != "table" else console
+        out.print("profile:" if result.profiled else "plan (EXPLAIN: the query was not run):", highlight=False)
+        for line in plan_lines(result.plan, profiled=result.profiled):
+            out.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def _print_rows(keys, rows, fmt):

@@ -75,7 +75,8 @@ def test_neff_is_computed_in_cypher_as_c2rag_defines_it(sample_kg):
     keys, rows = kg.query_file(ANALYST / "neff_at_gamma.cypher", {"gamma": 1.0})
     mine = [r for r in rows if r["run_id"] == result.run_id]
     assert mine and all(r["neff"] == pytest.approx(r["stored_neff"], rel=1e-6) for r in mine)
-    assert all(r["resolved_at_gamma"] == (r["neff"] <= 1.0) for r in mine)
+    # within 0.001 of gamma counts as reached (eps alone lifts a one-candidate pool to 1.000003)
+    assert all(r["resolved_at_gamma"] == (r["neff"] <= 1.0 + 0.001) for r in mine)
 
 
 def test_analyst_queries_run_as_is(sample_kg, neo4j_settings):
@@ -179,7 +180,7 @@ def test_eval_mquake_reports_acc_and_hop_acc(kg, mquake_dev, neo4j_settings, tmp
            "KGTOOL_RUNTIME_DIR": str(neo4j_settings.runtime_dir)}
     out_path = tmp_path / "report.json"
     result = CliRunner().invoke(main, ["eval", "mquake", str(mquake_dev), "--scope", "1", "--limit", "6",
-                                       "--agents", "offline", "--json", str(out_path)], env=env,
+                                       "--method", "care", "--agents", "offline", "--json", str(out_path)], env=env,
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(out_path.read_text())
@@ -250,7 +251,7 @@ def test_methods_are_registered_parts_with_checked_config(sample_kg):
     assert json.loads(run["config"]) == {"top_k": 2, "tau_max": 0, "gamma": sample_kg.settings.gamma}
     assert run["load_ms"] is not None and run["latency_ms"] == pytest.approx(result.latency_ms)
     assert all(len(s["candidates"]) <= 2 for s in sample_kg.trace(result.run_id)["steps"])
-    with pytest.raises(ConfigError, match="unknown method 'nope'; registered: care"):
+    with pytest.raises(ConfigError, match="unknown method 'nope'; registered: .*care"):
         sample_kg.answer(question, method="nope")
     with pytest.raises(ConfigError, match="has no setting tau"):
         sample_kg.answer(question, method="care", tau=1)

@@ -14,12 +14,15 @@ CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT edit_id IF NOT EXISTS FOR (n:Edit) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT passage_id IF NOT EXISTS FOR (n:Passage) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT document_id IF NOT EXISTS FOR (n:Document) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT question_id IF NOT EXISTS FOR (n:Question) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT run_id IF NOT EXISTS FOR (n:Run) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT step_id IF NOT EXISTS FOR (n:Step) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT relation_key IF NOT EXISTS FOR (n:Relation) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT verdict_id IF NOT EXISTS FOR (n:Verdict) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT perturbation_id IF NOT EXISTS FOR (n:Perturbation) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT name_key IF NOT EXISTS FOR (n:NameKey) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT link_index_id IF NOT EXISTS FOR (n:LinkIndex) REQUIRE n.id IS UNIQUE;
 CREATE INDEX edit_case IF NOT EXISTS FOR (n:Edit) ON (n.case_id);
 CREATE INDEX edit_batch IF NOT EXISTS FOR (n:Edit) ON (n.batch);
 CREATE INDEX edit_slot IF NOT EXISTS FOR (n:Edit) ON (n.slot);
@@ -32,4 +35,6 @@ CREATE FULLTEXT INDEX fact_evidence IF NOT EXISTS FOR (n:Fact) ON EACH [n.eviden
 CREATE FULLTEXT INDEX passage_text IF NOT EXISTS FOR (n:Passage) ON EACH [n.title, n.text]
   OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};
 CREATE VECTOR INDEX relation_embedding IF NOT EXISTS FOR (n:Relation) ON (n.embedding)
+  OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX passage_embedding IF NOT EXISTS FOR (n:Passage) ON (n.embedding)
   OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};

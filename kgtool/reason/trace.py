@@ -159,4 +159,8 @@ def load_trace(db: Database, run_id: str) -> dict | None:
         for verdict in step["verdicts"]:
             verdict.setdefault("failed_hop", None)
     steps.sort(key=lambda s: (s["hop"], s["attempt"]))
-    return {"run": run, "steps": steps, "backtracks": backtracks}
+    # plan versions, for methods that store a whole plan and revise it (VoG); empty for the others
+    plans = db.read("vog/plans", run_id=run_id)
+    # atomic constraints with their bindings, for methods that ground a constraint plan (C2RAG); empty otherwise
+    constraints = db.read("c2rag/run_constraints", run_id=run_id)
+    return {"run": run, "steps": steps, "backtracks": backtracks, "plans": plans, "constraints": constraints}

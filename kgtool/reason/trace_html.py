@@ -22,6 +22,7 @@ from typing import Any
 # Geometry of one step column (pixels).
 COL_W, STEP_W, STEP_H, STEP_Y = 240, 200, 54, 100
 ENT_Y, CAND_Y, CAND_W, CAND_H, CAND_GAP = 182, 220, 176, 40, 12
+CAND_CHARS = 26  # characters of 12px text that fit a candidate box's width
 
 
 def step_node_id(step: dict) -> str:
@@ -46,9 +47,31 @@ def _short(value: Any, n: int = 28) -> str:
 
 
 def _num(value: Any) -> str:
+    """A figure for people: never in exponent notation (a p of 1.4e-06 reads as 0.0000014)."""
     if value is None:
         return "—"
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    if not isinstance(value, float):
+        return str(value)
+    if value == 0 or abs(value) >= 0.001:
+        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    return f"{value:.10f}".rstrip("0")
+
+
+def _short_num(value: Any) -> str:
+    """A figure for a small box: at most 6 characters, tiny values as <0.001."""
+    if isinstance(value, float) and 0 < abs(value) < 0.001:
+        return "<0.001" if value > 0 else "-0.000"
+    return _short(_num(value), 6)
+
+
+def by_score(candidates: list[dict]) -> list[dict]:
+    """Candidates best first by the score p and N_eff come from; retrieval rank breaks ties.
+
+    The stored rank is the retrieval order, which a method's judge (e.g. CARE's
+    selector) may overturn, so listing by rank would show a lower score above a higher one.
+    """
+    return sorted(candidates, key=lambda c: (-(c.get("score") if isinstance(c.get("score"), (int, float)) else
+                                               float("-inf")), c.get("rank") or 0))
 
 
 def _css_word(value: Any) -> str:
@@ -68,8 +91,13 @@ def _step_label(step: dict) -> str:
 
 
 def _node(node_id: str, classes: str, label: str, shape: str, lines: list[tuple[float, float, str]],
-          attr: str = "data-node-id") -> str:
+          attr: str = "data-node-id", clip: tuple[str, float, float, float, float] | None = None) -> str:
     texts = "".join(f'<text x="{x}" y="{y}">{_esc(t)}</text>' for x, y, t in lines)
+    if clip is not None:
+        # text is cut at the box's edge whatever the font: a wide font must not spill into the next column
+        clip_id, x, y, w, h = clip
+        texts = (f'<clipPath id="{clip_id}"><rect x="{x}" y="{y}" width="{w}" height="{h}"/></clipPath>'
+                 f'<g clip-path="url(#{clip_id})">{texts}</g>')
     return (
         f'<g class="{classes}" {attr}="{_esc(node_id)}" tabindex="0" role="button" '
         f'aria-label="{_esc(label)}"><title>{_esc(label)}</title>{shape}{texts}</g>'
@@ -112,7 +140,7 @@ def _svg(steps: list[dict], backtracks: list[dict]) -> str:
             nodes.append(_node(entity_node_id(name), "node entity", f"entity: {name}",
                                f'<ellipse cx="{x0 + 110}" cy="{ENT_Y}" rx="84" ry="14"/>',
                                [(x0 + 110, ENT_Y + 4, _short(name, 24))], attr))
-        cands = sorted(step.get("candidates") or [], key=lambda c: c.get("rank") or 0)
+        cands = by_score(step.get("candidates") or [])
         for k, cand in enumerate(cands):
             y = CAND_Y + k * (CAND_H + CAND_GAP)
             chosen = cand.get("fact_id") is not None and cand.get("fact_id") == step.get("chosen")
@@ -122,8 +150,11 @@ def _svg(steps: list[dict], backtracks: list[dict]) -> str:
             tooltip = f"{_fact_label(cand)}\n{cand.get('evidence') or ''}".strip()
             nodes.append(_node(candidate_node_id(step, cand), cls, tooltip,
                                f'<rect x="{x0 + 24}" y="{y}" width="{CAND_W}" height="{CAND_H}" rx="5"/>',
-                               [(x0 + 32, y + 16, f"#{_num(cand.get('rank'))} {_short(cand.get('relation'), 20)}"),
-                                (x0 + 32, y + 32, f"→ {_short(cand.get('tail'), 14)} · p {_num(cand.get('p'))}")]))
+                               [(x0 + 32, y + 16, _short(f"#{_num(cand.get('rank'))} {cand.get('relation') or ''}",
+                                                         CAND_CHARS)),
+                                (x0 + 32, y + 32, f"→ {_short(cand.get('tail'), CAND_CHARS - 12)} · p "
+                                                  f"{_short_num(cand.get('p'))}")],
+                               clip=(f"clip-{i}-{k}", x0 + 26, y + 1, CAND_W - 4, CAND_H - 2)))
             tallest = max(tallest, y + CAND_H)
         if step.get("revised_as") in col:
             x2 = 20 + col[step["revised_as"]] * COL_W
@@ -166,7 +197,7 @@ def _details(steps: list[dict], backtracks: list[dict]) -> dict[str, dict]:
         for c in cands:
             is_chosen = chosen is c
             out[candidate_node_id(step, c)] = {
-                "title": f"Candidate #{_num(c.get('rank'))}: {_fact_label(c)}",
+                "title": f"Candidate #{_num(c.get('rank'))} (retrieval rank): {_fact_label(c)}",
                 "verdicts": verdicts if is_chosen else [],
                 "fields": [["score", _num(c.get("score"))], ["p", _num(c.get("p"))],
                            ["step N_eff", f"{_num(step.get('neff'))} (gamma {_num(step.get('gamma'))})"],
@@ -197,6 +228,44 @@ def _table(steps: list[dict]) -> str:
     return f"<table id='steps'><caption>Steps</caption><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _plans(plans: list[dict]) -> str:
+    """The plan versions of a method that drafts a whole plan and revises it (VoG); nothing for the others."""
+    if not plans:
+        return ""
+    head = "".join(f"<th scope='col'>{h}</th>" for h in ("version", "from", "arm", "steps", "predicted answer",
+                                                          "checks", "why"))
+    rows = []
+    for p in plans:
+        steps = " → ".join(f"{a} [{r or '?'}: {e or '?'}]" for a, r, e in
+                           zip(p.get("actions") or [], p.get("relations") or [], p.get("expected") or []))
+        checks = "; ".join(("ok" if v.get("valid") else f"failed hop {v.get('failed_hop')} ({v.get('error_type')})")
+                           + f" {_num(v.get('confidence'))}" for v in p.get("verifications") or [])
+        cells = [_num(p.get("version")), _num(p.get("parent_version")), p.get("arm") or "draft", steps,
+                 p.get("answer") or "—", checks, p.get("reason")]
+        rows.append(f'<tr data-plan-version="{_esc(p.get("version"))}">'
+                    + "".join(f"<td>{_esc(c)}</td>" for c in cells) + "</tr>")
+    return (f"<table id='plans'><caption>Plan versions</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _constraints(constraints: list[dict]) -> str:
+    """The atomic constraints of a method that grounds a constraint plan (C2RAG); nothing for the others."""
+    if not constraints:
+        return ""
+    head = "".join(f"<th scope='col'>{h}</th>" for h in ("#", "constraint", "relation variants", "anchors", "state",
+                                                          "source", "N_eff", "binding", "steps"))
+    rows = []
+    for k in constraints:
+        binding = ", ".join(f"{b} ({_num(w)})" for b, w in zip(k.get("binding") or [], k.get("binding_weights") or []))
+        cells = [_num(k.get("index")), k.get("pattern"), "; ".join(k.get("variants") or []),
+                 ", ".join(k.get("anchors") or []), k.get("state"), k.get("source") or "—", _num(k.get("neff")),
+                 binding or "—", ", ".join(f"{s.get('phase')}: {s.get('state')}" for s in k.get("steps") or [])]
+        rows.append(f'<tr data-constraint="{_esc(k.get("id"))}">' + "".join(f"<td>{_esc(c)}</td>" for c in cells)
+                    + "</tr>")
+    return (f"<table id='constraints'><caption>Constraints</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
 def script_json(value: Any) -> str:
     """JSON safe inside a <script> element: no '<', '>' or '&' survive literally."""
     text = json.dumps(value, ensure_ascii=False, default=str)
@@ -215,7 +284,7 @@ def render_trace_html(trace: dict) -> str:
         run_id=_esc(run.get("id")),
         facts="".join(f'<dt>{k}</dt><dd id="run-{k}">{_esc(v)}</dd>' for k, v in facts),
         svg=_svg(steps, backtracks),
-        table=_table(steps),
+        table=_table(steps) + _plans(trace.get("plans") or []) + _constraints(trace.get("constraints") or []),
         data=script_json({"trace": trace, "details": _details(steps, backtracks)}),
     )
 
