@@ -74,3 +74,22 @@ def test_generated_passwords_are_never_read_as_options():
     passwords = {new_password() for _ in range(2000)}
     assert len(passwords) == 2000
     assert all(len(p) == 48 and not p.startswith("-") and set(p) <= set("0123456789abcdef") for p in passwords)
+
+
+def test_a_routing_uri_reaches_the_local_server_and_reads_its_own_writes(kg, neo4j_settings):
+    """neo4j:// (what a cluster or Aura needs) against the local server: the driver routes,
+    and a read in a new session after a write waits for that write's bookmark."""
+    import dataclasses
+
+    from kgtool.graph.db import Database
+
+    settings = dataclasses.replace(
+        neo4j_settings, neo4j_uri=f"neo4j://127.0.0.1:{neo4j_settings.neo4j_port}", neo4j_user="neo4j",
+        neo4j_password=LocalServer(neo4j_settings).password())
+    with Database.connect(settings) as db:
+        assert db.uri.startswith("neo4j://")
+        db.write("ingest/merge_entities", rows=[{"id": "name:routed", "name": "Routed", "norm": "routed", "qid": None,
+                                                 "aliases": [], "alias_text": ""}])
+        assert db.bookmarks.get_bookmarks()  # the write's bookmark is held for the next session
+        _, rows = db.query_read_only("MATCH (e:Entity {id: $id}) RETURN e.name AS name", {"id": "name:routed"})
+        assert rows == [{"name": "Routed"}]

@@ -37,10 +37,15 @@ def check_uri(uri: str) -> str:
 
 class Database:
     def __init__(self, driver, database: str, settings: Settings, uri: str):
+        from neo4j import GraphDatabase
+
         self.driver = driver
         self.database = database
         self.settings = settings
         self.uri = uri
+        # every session of this Database passes on the bookmarks of the ones before it, so on a
+        # cluster (neo4j:// routing, reads on followers) a run reads what it has just written
+        self.bookmarks = GraphDatabase.bookmark_manager()
 
     @classmethod
     def connect(cls, settings: Settings | None = None, *, start: bool = True) -> "Database":
@@ -92,7 +97,8 @@ class Database:
         from neo4j import READ_ACCESS, WRITE_ACCESS
 
         return self.driver.session(
-            database=self.database, default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS
+            database=self.database, default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS,
+            bookmark_manager=self.bookmarks,
         )
 
     # --- named statements ------------------------------------------------
