@@ -47,7 +47,8 @@ from kgtool.retrieve.scoring import BM25Scorer  # noqa: E402
 
 _BM25 = BM25Scorer()
 
-DEFAULT_DATA = Path("/work/shared/data/mquake-hard-dev.json")
+# ../shared next to the repository, wherever it is checked out
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "mquake-hard-dev.json"
 
 
 # ---------------------------------------------------------------------------
