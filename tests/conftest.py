@@ -63,3 +63,12 @@ def mquake_dev() -> Path:
     path = SHARED_DATA / "mquake-hard-dev.json"
     assert path.exists(), f"development data missing at {path}"
     return path
+
+
+@pytest.fixture
+def sample_kg(kg):
+    """The graph with the bundled sample edits ingested."""
+    from helpers import SAMPLE
+
+    kg.ingest_edits(SAMPLE / "edits.jsonl")
+    return kg

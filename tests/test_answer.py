@@ -24,12 +24,6 @@ def sample_questions():
     return [json.loads(line) for line in (SAMPLE / "questions.jsonl").read_text().splitlines() if line.strip()]
 
 
-@pytest.fixture
-def sample_kg(kg):
-    kg.ingest_edits(SAMPLE / "edits.jsonl")
-    return kg
-
-
 def test_offline_care_answers_the_sample_and_stores_its_reasoning(sample_kg):
     kg = sample_kg
     for item in sample_questions():

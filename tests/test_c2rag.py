@@ -39,12 +39,6 @@ def sample_questions():
 
 
 @pytest.fixture
-def sample_kg(kg):
-    kg.ingest_edits(SAMPLE / "edits.jsonl")
-    return kg
-
-
-@pytest.fixture
 def ambiguous_kg(kg, tmp_path):
     edits = tmp_path / "songs.jsonl"
     edits.write_text("\n".join(json.dumps(e) for e in AMBIGUOUS_EDITS) + "\n")

@@ -7,13 +7,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from kgtool.cli import main
+from helpers import env_for
 
 SAMPLE = Path(__file__).resolve().parent.parent / "ingest" / "sample"
-
-
-def env_for(settings):
-    return {"KGTOOL_HOME": str(settings.home), "KGTOOL_NEO4J_PORT": str(settings.neo4j_port),
-            "KGTOOL_RUNTIME_DIR": str(settings.runtime_dir)}
 
 
 def test_db_status_and_stats(kg, neo4j_settings):

@@ -12,19 +12,9 @@ from kgtool.cli import main
 from kgtool.core.scope import Scope
 from kgtool.errors import InputError
 from kgtool.retrieve.hop import read_pools
+from helpers import env_for
 
 SAMPLE = Path(__file__).resolve().parent.parent / "ingest" / "sample"
-
-
-def env_for(settings):
-    return {"KGTOOL_HOME": str(settings.home), "KGTOOL_NEO4J_PORT": str(settings.neo4j_port),
-            "KGTOOL_RUNTIME_DIR": str(settings.runtime_dir)}
-
-
-@pytest.fixture
-def sample_kg(kg):
-    kg.ingest_edits(SAMPLE / "edits.jsonl")
-    return kg
 
 
 def stored_facts(kg) -> list[dict]:

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 import kgtool.reason.methods as registered_methods
 from kgtool.cli import main
 from kgtool.reason.methods.care import Care
+from helpers import env_for
 
 SAMPLE = Path(__file__).resolve().parent.parent / "ingest" / "sample"
 
@@ -29,17 +30,6 @@ QUESTIONS = [
     # the pre-edit answer: wrong after the edit
     {"id": "performer", "question": "Who performed Hey Jude?", "answers": ["The Beatles"], "hops": 1},
 ]
-
-
-def env_for(settings):
-    return {"KGTOOL_HOME": str(settings.home), "KGTOOL_NEO4J_PORT": str(settings.neo4j_port),
-            "KGTOOL_RUNTIME_DIR": str(settings.runtime_dir)}
-
-
-@pytest.fixture
-def sample_kg(kg):
-    kg.ingest_edits(SAMPLE / "edits.jsonl")
-    return kg
 
 
 @pytest.fixture

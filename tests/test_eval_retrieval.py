@@ -12,6 +12,7 @@ from kgtool.core.scope import Scope
 from kgtool.errors import ConfigError, InputError
 from kgtool.eval.retrieval import BASELINE, read_questions
 from kgtool.retrieve.passages import PassageRetriever, embed_passages, make_retriever
+from helpers import env_for
 
 SAMPLE = Path(__file__).resolve().parent.parent / "ingest" / "sample"
 
@@ -35,11 +36,6 @@ QUESTIONS = [
     {"_id": "q3", "question": "Which automobile is mentioned?",
      "supporting_facts": [["Not In The Corpus", 0]], "answer": "none"},
 ]
-
-
-def env_for(settings):
-    return {"KGTOOL_HOME": str(settings.home), "KGTOOL_NEO4J_PORT": str(settings.neo4j_port),
-            "KGTOOL_RUNTIME_DIR": str(settings.runtime_dir)}
 
 
 @pytest.fixture

@@ -28,12 +28,6 @@ PLAN = Reply.json({"topic": "Hey Jude", "subquestions": [
     "What is the capital of [ENT]?"]})
 
 
-@pytest.fixture
-def sample_kg(kg):
-    kg.ingest_edits(SAMPLE / "edits.jsonl")
-    return kg
-
-
 class RawEndpoint:
     """An HTTP endpoint that answers every POST with a fixed status, content type and body."""
 
@@ -124,7 +118,7 @@ def test_a_failure_after_the_planner_names_the_role_and_keeps_the_run_closed(sam
     stub_llm.on_role("selector", Reply.fail(503, "selector overloaded"))
     with pytest.raises(LLMError, match="selector"):
         kg.answer(QUESTION, agents="llm")
-    failed = assert_closed_failed(kg, "LLMError", "selector")
+    assert_closed_failed(kg, "LLMError", "selector")
     assert len(stub_llm.requests_for("planner")) == 1
 
 
@@ -246,7 +240,7 @@ def test_questions_are_cleaned_before_linking(sample_kg):
 
 
 def test_neff_at_gamma_one_counts_a_dominant_candidate_as_resolved(kg):
-    from kgtool.reason.trace import TraceRecorder, candidate_row
+    from kgtool.reason.trace import TraceRecorder
     from kgtool.core.scope import Scope
 
     kg.ingest_edits(SAMPLE / "edits.jsonl")

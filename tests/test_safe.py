@@ -23,12 +23,6 @@ SAMPLE = REPO / "ingest" / "sample"
 ANALYST = REPO / "kgtool" / "cypher" / "analyst"
 
 
-@pytest.fixture
-def sample_kg(kg):
-    kg.ingest_edits(SAMPLE / "edits.jsonl")
-    return kg
-
-
 class Graph:
     """The sample graph's facts by (head, relation, tail) and its entities by name."""
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from kgtool.cli import main
 from kgtool.errors import ConfigError
 from kgtool.eval.qa_data import read_qa
+from helpers import env_for
 
 SAMPLE = Path(__file__).resolve().parent.parent / "ingest" / "sample"
 
@@ -26,21 +27,10 @@ QUESTIONS = [
 
 
 @pytest.fixture
-def sample_kg(kg):
-    kg.ingest_edits(SAMPLE / "edits.jsonl")
-    return kg
-
-
-@pytest.fixture
 def questions(tmp_path) -> Path:
     path = tmp_path / "questions.jsonl"
     path.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
     return path
-
-
-def env_for(settings):
-    return {"KGTOOL_HOME": str(settings.home), "KGTOOL_NEO4J_PORT": str(settings.neo4j_port),
-            "KGTOOL_RUNTIME_DIR": str(settings.runtime_dir)}
 
 
 def test_only_questions_with_a_grounded_path_are_kept(sample_kg, questions, tmp_path):

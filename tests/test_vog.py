@@ -14,22 +14,12 @@ from kgtool.errors import ConfigError
 from kgtool.reason import bandit
 from kgtool.reason.agents.vog_base import PlanStep
 from kgtool.reason.methods.vog import Vog
+from helpers import env_for
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "ingest" / "sample"
 ANALYST = REPO / "kgtool" / "cypher" / "analyst"
 SPOUSE_Q = "Who is the spouse of the head of state of the country Madonna is a citizen of?"
-
-
-def env_for(settings):
-    return {"KGTOOL_HOME": str(settings.home), "KGTOOL_NEO4J_PORT": str(settings.neo4j_port),
-            "KGTOOL_RUNTIME_DIR": str(settings.runtime_dir)}
-
-
-@pytest.fixture
-def sample_kg(kg):
-    kg.ingest_edits(SAMPLE / "edits.jsonl")
-    return kg
 
 
 # ---------------------------------------------------------------- the bandit's pure parts
