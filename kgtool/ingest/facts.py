@@ -43,7 +43,7 @@ from kgtool.errors import InputError
 from kgtool.graph.db import Database
 from kgtool.ingest import load
 from kgtool.ingest.linking import canonical_id
-from kgtool.ingest.readers import aliases_problem, text_problem, type_name
+from kgtool.ingest.readers import aliases_problem, resolve_format, text_problem, type_name
 from kgtool.ingest.records import BadRecord, BaseFact
 
 FORMATS = ("tsv", "jsonl", "nt")
@@ -72,11 +72,8 @@ def read_facts(path: str | Path, format: str | None = None) -> FactsReadResult:
 
 
 def _resolve_format(path: Path, format: str | None) -> str:
-    if format is not None:
-        fmt = _FORMAT_ALIASES.get(format.lower())
-        if fmt is None:
-            raise InputError(f"unknown fact file format {format!r}; use one of: {', '.join(FORMATS)}")
-        return fmt
+    return resolve_format(path, format, what="fact file", aliases=_FORMAT_ALIASES, extensions=_EXTENSIONS,
+                          formats=FORMATS)
     fmt = _EXTENSIONS.get(path.suffix.lower())
     if fmt is None:
         raise InputError(f"{path}: cannot tell the format from the extension {path.suffix!r}; name it .tsv, "

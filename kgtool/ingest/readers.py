@@ -91,17 +91,24 @@ def read_edits(path: str | Path, format: str | None = None) -> ReadResult:
 
 
 def _resolve_format(path: Path, format: str | None) -> str:
+    return resolve_format(path, format, what="edit", aliases=_FORMAT_ALIASES, extensions=_EXTENSIONS,
+                          formats=FORMATS)
+
+
+def resolve_format(path: Path, format: str | None, *, what: str, aliases: dict[str, str],
+                   extensions: dict[str, str], formats: tuple[str, ...]) -> str:
+    """The format of a `what` file: `format` through its aliases, else from the extension;
+    an InputError naming the extensions and formats to use otherwise."""
     if format is not None:
-        fmt = _FORMAT_ALIASES.get(format.lower())
+        fmt = aliases.get(format.lower())
         if fmt is None:
-            raise InputError(f"unknown edit format {format!r}; use one of: {', '.join(FORMATS)}")
+            raise InputError(f"unknown {what} format {format!r}; use one of: {', '.join(formats)}")
         return fmt
-    fmt = _EXTENSIONS.get(path.suffix.lower())
+    fmt = extensions.get(path.suffix.lower())
     if fmt is None:
-        raise InputError(
-            f"{path}: cannot tell the format from the extension {path.suffix!r}; "
-            f"name it .jsonl or .json, or pass the format explicitly ({', '.join(FORMATS)})"
-        )
+        names = " or ".join(dict.fromkeys(ext for ext in extensions))
+        raise InputError(f"{path}: cannot tell the format from the extension {path.suffix!r}; name it {names}, "
+                         f"or pass the format explicitly ({', '.join(formats)})")
     return fmt
 
 
