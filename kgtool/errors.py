@@ -54,10 +54,10 @@ class InputError(KgToolError):
 class IngestInterrupted(KgToolError):
     """An ingestion stopped part-way; the batches before the failure are committed."""
 
-    def __init__(self, message: str, *, batches_committed: int, batches: int, edits_committed: int):
+    def __init__(self, message: str, *, batches_committed: int, batches: int, records_committed: int):
         self.batches_committed = batches_committed
         self.batches = batches
-        self.edits_committed = edits_committed
+        self.records_committed = records_committed
         super().__init__(message)
 
 

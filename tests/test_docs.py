@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kgtool.core.scope import Scope
-from kgtool.errors import ConfigError, InputError
+from kgtool.errors import ConfigError, IngestInterrupted, InputError
 from kgtool.ingest.docs import chunk, read_documents
 from kgtool.retrieve.passages import search_passages
 
@@ -185,6 +185,22 @@ def test_ingest_links_entities_supports_facts_and_is_idempotent(kg, tmp_path):
     # the passage full-text index serves retrieval as soon as ingestion returns
     hits = search_passages(kg.db, None, "Which river is Nashville on?", Scope())
     assert hits and hits[0].passage_id == "corpus:Nashville, Tennessee#0"
+
+
+def test_a_connection_lost_mid_ingest_says_what_is_in_and_a_rerun_completes(kg, neo4j_settings, tmp_path):
+    from kgtool.api import KnowledgeGraph
+
+    corpus = write(tmp_path / "corpus.json", CORPUS)
+    doomed = KnowledgeGraph.connect(neo4j_settings)
+    with pytest.raises(IngestInterrupted) as err:
+        # the connection goes away once the first batch is committed
+        doomed.ingest_docs(corpus, format="hotpotqa", batch_size=1, embed_relations=False, embed_passages=False,
+                           progress=lambda done, total: doomed.close())
+    message = str(err.value)
+    assert f"ingesting {corpus} stopped" in message and "1 of 4 batch(es) (1 of 4 passages)" in message
+    assert err.value.records_committed == 1 and counts(kg)["Passage"] == 1
+    kg.ingest_docs(corpus, format="hotpotqa", batch_size=1, embed_relations=False, embed_passages=False)
+    assert counts(kg)["Passage"] == len(CORPUS)
 
 
 def test_strict_writes_nothing_when_a_record_is_bad(kg, tmp_path):

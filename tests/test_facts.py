@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from kgtool.cli import main
-from kgtool.errors import InputError
+from kgtool.errors import IngestInterrupted, InputError
 from kgtool.ingest.facts import read_facts
 
 ADJ = ["Crimson", "Silent", "Golden", "Broken", "Hidden", "Frozen", "Burning", "Distant", "Hollow", "Shining",
@@ -159,6 +159,21 @@ def test_bad_lines_are_reported_and_strict_writes_nothing(kg, tmp_path, neo4j_se
         {"h": "Hey Jude", "evidence": "Hey Jude performer The Beatles.", "source": "base", "status": "active"},
         {"h": "The Beatles", "evidence": "The Beatles are an English band.", "source": "base", "status": "active"},
     ]
+
+
+def test_a_connection_lost_mid_ingest_says_what_is_in_and_a_rerun_completes(kg, neo4j_settings, tmp_path):
+    from kgtool.api import KnowledgeGraph
+
+    path = tmp_path / "films.tsv"
+    path.write_text("".join("\t".join(r) + "\n" for r in film_world(seed=3)[:30]), encoding="utf-8")
+    doomed = KnowledgeGraph.connect(neo4j_settings)
+    with pytest.raises(IngestInterrupted) as err:
+        # the connection goes away once the first batch is committed
+        doomed.ingest_facts(path, batch_size=10, embed_relations=False, progress=lambda done, total: doomed.close())
+    assert "1 of 3 batch(es) (10 of 30 facts) were committed" in str(err.value)
+    assert err.value.records_committed == 10 and _counts(kg)[0]["Fact"] == 10
+    kg.ingest_facts(path, batch_size=10, embed_relations=False)
+    assert _counts(kg)[0]["Fact"] == 30
 
 
 def test_facts_share_entities_with_edits_and_an_edit_supersedes_a_fact_of_the_file(kg, tmp_path):

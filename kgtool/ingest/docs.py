@@ -50,6 +50,7 @@ from kgtool.ingest import load
 from kgtool.ingest.doc_extract import extract_passages, sentence_spans, strip_disambiguation
 from kgtool.ingest.extract import EXTRACTORS, get_extractor
 from kgtool.ingest.linking import Gazetteer, canonical_id
+from kgtool.ingest.pipeline import DRIVER_FAILURES, interrupted
 from kgtool.ingest.records import BadRecord
 from kgtool.retrieve.passages import embed_passages
 
@@ -518,18 +519,22 @@ def ingest_docs(
             progress(summary.passages, total)
 
     # extraction of the next batch (client CPU) overlaps the write of this one (server work)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-docs-write") as writer:
-        pending = None
-        for start in range(0, total, max(1, batch_size)):
-            rows = prepare(start)
-            written_docs.update(rows.documents)
+    try:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-docs-write") as writer:
+            pending = None
+            for start in range(0, total, max(1, batch_size)):
+                rows = prepare(start)
+                written_docs.update(rows.documents)
+                if pending is not None:
+                    pending[1].result()
+                    account(pending[0])
+                pending = (rows, writer.submit(rows.write, db))
             if pending is not None:
                 pending[1].result()
                 account(pending[0])
-            pending = (rows, writer.submit(rows.write, db))
-        if pending is not None:
-            pending[1].result()
-            account(pending[0])
+    except DRIVER_FAILURES as exc:
+        raise interrupted(exc, path, committed=summary.passages, total=total, batch_size=max(1, batch_size),
+                          unit="passages") from exc
     summary.documents = len(written_docs)
     summary.entities, summary.relations, summary.facts = len(entity_ids), len(relation_keys), len(fact_ids)
     if embedder is not None:

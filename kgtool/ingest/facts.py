@@ -395,7 +395,7 @@ def ingest_facts(
     progress: Callable[[int, int], None] | None = None,
 ) -> FactsIngestSummary:
     """Load a fact file as base facts stated by the file; one transaction per `batch_size` facts."""
-    from kgtool.ingest.pipeline import strict_error
+    from kgtool.ingest.pipeline import DRIVER_FAILURES, interrupted, strict_error
 
     t0 = time.perf_counter()
     path = Path(path)
@@ -415,7 +415,10 @@ def ingest_facts(
         rows = load.GraphRows()
         rows.source(source, props)
         load.rows_for_base_facts(rows, result.facts[start:start + size], source)
-        load.write_rows(db, rows)
+        try:
+            load.write_rows(db, rows)
+        except DRIVER_FAILURES as exc:
+            raise interrupted(exc, path, committed=start, total=total, batch_size=size, unit="facts") from exc
         entities.update(rows.entities)
         relations.update(rows.relations)
         facts.update(rows.facts)

@@ -149,8 +149,8 @@ def ingest_edits(
             if pending is not None:
                 account(pending[0], pending[1].result())
     except DRIVER_FAILURES as exc:
-        raise interrupted(exc, path, edits_committed=summary.edits_loaded, total=total,
-                          batch_size=batch_size) from exc
+        raise interrupted(exc, path, committed=summary.edits_loaded, total=total, batch_size=batch_size,
+                          unit="edits") from exc
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
@@ -167,15 +167,18 @@ def _driver_failures() -> tuple[type[BaseException], ...]:
 DRIVER_FAILURES = _driver_failures()
 
 
-def interrupted(exc: BaseException, path, *, edits_committed: int, total: int, batch_size: int) -> IngestInterrupted:
-    """What a failed batch write means for the person who ran the ingest: what is in, and how to go on."""
+def interrupted(exc: BaseException, path, *, committed: int, total: int, batch_size: int,
+                unit: str) -> IngestInterrupted:
+    """What a failed batch write means for the person who ran the ingest: what is in, and how to go on.
+
+    `committed` counts the records (edits, facts, passages: `unit`) of the batches that were written."""
     batches = -(-total // batch_size) if total else 0
-    done = -(-edits_committed // batch_size) if edits_committed else 0
+    done = -(-committed // batch_size) if committed else 0
     return IngestInterrupted(
-        f"ingesting {path} stopped: {str(describe(exc)).rstrip('.')}. {done} of {batches} batch(es) ({edits_committed} of {total} "
-        "edits) were committed before the failure. Run the same command again once Neo4j is back: "
+        f"ingesting {path} stopped: {str(describe(exc)).rstrip('.')}. {done} of {batches} batch(es) ({committed} of {total} "
+        f"{unit}) were committed before the failure. Run the same command again once Neo4j is back: "
         "re-ingesting changes nothing that is already in, so it resumes where it stopped",
-        batches_committed=done, batches=batches, edits_committed=edits_committed)
+        batches_committed=done, batches=batches, records_committed=committed)
 
 
 def strict_error(bad: list[BadRecord], limit: int = 50) -> InputError:
