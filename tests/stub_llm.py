@@ -58,6 +58,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     prompt_tokens: int | None = None  # None: counted from the request
     completion_tokens: int | None = None  # None: counted from the content
+    body: bytes | None = None  # sent as it is with status 200 (what a web page or a proxy sends)
+    content_type: str = "application/json"
 
     @classmethod
     def text(cls, content: str) -> "Reply":
@@ -70,6 +72,10 @@ class Reply:
     @classmethod
     def fail(cls, status: int, error: str = "scripted error", **headers: str) -> "Reply":
         return cls(status=status, error=error, headers=headers)
+
+    @classmethod
+    def raw(cls, body: str, content_type: str) -> "Reply":
+        return cls(body=body.encode("utf-8"), content_type=content_type)
 
     @classmethod
     def slow(cls, delay: float, content: str = "{}") -> "Reply":
@@ -262,6 +268,9 @@ class _Handler(BaseHTTPRequestHandler):
         reply = self.stub._take(request)
         if reply.delay:
             time.sleep(reply.delay)
+        if reply.body is not None:
+            self._send_bytes(200, reply.body, reply.content_type)
+            return
         if reply.status != 200:
             payload = {"error": {"message": reply.error, "type": "stub_error", "code": reply.status}}
             self._send(reply.status, payload, reply.headers)
@@ -275,10 +284,12 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, _completion(body.get("model", "stub-model"), reply.content, prompt, completion), reply.headers)
 
     def _send(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode("utf-8")
+        self._send_bytes(status, json.dumps(payload).encode("utf-8"), "application/json", headers)
+
+    def _send_bytes(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for name, value in (headers or {}).items():
                 self.send_header(name, value)

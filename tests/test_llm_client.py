@@ -142,6 +142,14 @@ def test_auth_errors_are_not_retried(stub_llm, stub_settings):
     assert len(stub_llm.requests) == 1
 
 
+def test_a_web_page_instead_of_the_api_is_named_as_such(stub_llm, stub_settings):
+    # a base URL without /v1 often reaches the server's web UI, which answers 200 with HTML
+    stub_llm.script(Reply.raw("<!doctype html><html><body>Sign in</body></html>", "text/html"), '{"x": 1}')
+    with pytest.raises(LLMError, match=r"not a chat completion \(it begins '<!doctype html>.*/v1"):
+        make_client(stub_settings).chat_json("sys", "user", want_x)
+    assert len(stub_llm.requests) == 1
+
+
 def test_unreachable_endpoint_raises_after_retries(tmp_path):
     with StubLLM() as stub:
         settings = stub.settings(tmp_path, llm_max_retries=1)

@@ -224,6 +224,13 @@ class LLMClient:
             raise LLMError(f"the LLM endpoint {self._where()} sent an unreadable response for {what}: {exc}") from exc
         finally:
             self._add_latency(time.perf_counter() - start)
+        if isinstance(response, (str, bytes)):
+            # openai hands back the raw body when it is not JSON: a web page or a proxy answered
+            raise LLMError(
+                f"the LLM endpoint {self._where()} answered {what} with a body that is not a chat completion "
+                f"(it begins {_preview(response)!r}); check that KGTOOL_LLM_BASE_URL is the API's address "
+                f"(it usually ends in /v1), not a web page or a login proxy"
+            )
         used = getattr(response, "usage", None)
         self._record(
             purpose,
@@ -338,6 +345,11 @@ class LLMClient:
                 os.replace(tmp, path)
             except OSError as exc:
                 log.warning("could not write the LLM cache entry %s: %s", path, exc)
+
+
+def _preview(body: str | bytes, limit: int = 60) -> str:
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    return " ".join(text.split())[:limit]
 
 
 def _error_detail(exc: Any) -> str:
