@@ -117,7 +117,15 @@ def main():
 # --- db -------------------------------------------------------------------
 @main.group()
 def db():
-    """Manage the local Neo4j server and the schema."""
+    """Manage the local Neo4j server and the schema.
+
+    \b
+    The local server's neo4j.conf is rewritten on every start. Your own
+    settings go in <KGTOOL_HOME>/neo4j/conf/user.conf (key=value lines),
+    merged after kgtool's; keys that would open the server up (non-loopback
+    listen addresses, auth off, CSV import from URLs) are refused.
+    Plugins: `kgtool db plugins add G:A:V[:classifier]` or KGTOOL_NEO4J_PLUGINS.
+    """
 
 
 def _server():
@@ -196,6 +204,80 @@ def stats():
         for key, count in counts.items():
             table.add_row(key, str(count))
         console.print(table)
+
+
+@db.group("plugins")
+def db_plugins():
+    """Plugin jars of the local server (resolved from Maven into <home>/neo4j/plugins).
+
+    \b
+    kgtool db plugins add org.neo4j.procedure:apoc-core:5.26.0:core
+    kgtool db plugins add G:A:V --procedures 'gds.*'   # namespaces to unrestrict
+    kgtool db plugins list | remove G:A
+    KGTOOL_NEO4J_PLUGINS=G:A:V[:classifier][=ns.*],... fetches them on start.
+    A running server loads a plugin on its next start (--restart restarts it).
+    """
+
+
+def _restart_note(server, restart: bool) -> None:
+    if not server.pid():
+        console.print("the server loads it on its next start (`kgtool db start`)")
+    elif restart:
+        with console.status("restarting Neo4j ..."):
+            server.stop()
+            server.start()
+        console.print(f"Neo4j restarted on {server.uri}")
+    else:
+        console.print("[yellow]Neo4j is running: restart it to apply this[/] "
+                      "(`kgtool db stop && kgtool db start`, or pass --restart)", highlight=False)
+
+
+@db_plugins.command("add")
+@click.argument("coordinate")
+@click.option("--procedures", default=None,
+              help="Procedure namespaces to unrestrict, e.g. 'apoc.*|apoc.meta.*' "
+                   "(default: the artifact's first word, apoc-core -> apoc.*).")
+@click.option("--restart", is_flag=True, help="Restart a running server so it loads the plugin now.")
+def plugins_add(coordinate, procedures, restart):
+    """Fetch a plugin jar by Maven coordinates G:A:V[:classifier] and record it."""
+    from kgtool.graph.plugins import parse_plugin
+
+    server = _server()
+    spec = parse_plugin(coordinate, procedures, where="kgtool db plugins add")
+    with console.status(f"resolving {spec.coordinate} with Maven ..."):
+        entry = server.plugins().add(spec)
+    console.print(f"added {entry['coordinate']} -> {server.plugins_dir / entry['jar']} "
+                  f"(unrestricted: {', '.join(entry['procedures'])})")
+    _restart_note(server, restart)
+
+
+@db_plugins.command("list")
+def plugins_list():
+    """Installed plugins, their jars and unrestricted procedure namespaces."""
+    server = _server()
+    entries = server.plugins().entries()
+    if not entries:
+        console.print(f"no plugins in {server.plugins_dir}")
+        return
+    table = Table()
+    for column in ("coordinate", "jar", "procedures", "from", "present"):
+        table.add_column(column)
+    for e in entries:
+        table.add_row(e["coordinate"], e["jar"], ", ".join(e["procedures"]),
+                      "KGTOOL_NEO4J_PLUGINS" if e.get("origin") == "setting" else "db plugins add",
+                      "yes" if (server.plugins_dir / e["jar"]).is_file() else "no")
+    console.print(table)
+
+
+@db_plugins.command("remove")
+@click.argument("name")
+@click.option("--restart", is_flag=True, help="Restart a running server so it unloads the plugin now.")
+def plugins_remove(name, restart):
+    """Remove a plugin (G:A or G:A:V[:classifier]) and its jar."""
+    server = _server()
+    entry = server.plugins().remove(name)
+    console.print(f"removed {entry['coordinate']}")
+    _restart_note(server, restart)
 
 
 # --- ingest ---------------------------------------------------------------

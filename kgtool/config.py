@@ -27,6 +27,7 @@ _ENV = {
     "KGTOOL_HOME": "home",
     "KGTOOL_NEO4J_PORT": "neo4j_port",
     "KGTOOL_NEO4J_ALLOW_CSV_IMPORT": "neo4j_allow_csv_import",
+    "KGTOOL_NEO4J_PLUGINS": "neo4j_plugins",
     "KGTOOL_RUNTIME_DIR": "runtime_dir",
     "NEO4J_URI": "neo4j_uri",
     "NEO4J_USER": "neo4j_user",
@@ -54,6 +55,9 @@ class Settings:
     neo4j_pagecache: str = "512m"
     # let the local server's LOAD CSV read file:// and http(s):// URLs (off: no server-side fetches)
     neo4j_allow_csv_import: bool = False
+    # plugins of the local server: comma-separated Maven coordinates G:A:V[:classifier][=ns.*|ns2.*]
+    # (e.g. org.neo4j.procedure:apoc-core:5.26.0:core), fetched once into <home>/neo4j/plugins
+    neo4j_plugins: str | None = None
     # resolved Neo4j jars; shared by every home (default: <home>/runtime)
     runtime_dir: Path | None = None
     # any other server: local, Docker, a cluster or Aura

@@ -6,6 +6,13 @@ directory once; later starts use the cached jars and need no network. The
 server's home (conf, data, logs, run) lives under `<home>/neo4j`. Bolt listens
 on 127.0.0.1 only, HTTP is off, and authentication is on with a generated
 password kept in a file only its owner can read.
+
+neo4j.conf is written anew on every start from kgtool's settings; what a user
+adds goes in `<home>/neo4j/conf/user.conf`, merged after kgtool's settings
+(kgtool.graph.user_conf says what it may not change). Plugins (jars from
+Maven, kgtool.graph.plugins) live in `<home>/neo4j/plugins`, which is on the
+server's classpath after its own jars, and their procedure namespaces are
+unrestricted.
 """
 from __future__ import annotations
 
@@ -23,6 +30,8 @@ from pathlib import Path
 
 from kgtool.config import Settings
 from kgtool.errors import ServerError
+from kgtool.graph import user_conf
+from kgtool.graph.plugins import PluginStore, parse_plugin_setting
 
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
@@ -90,6 +99,34 @@ class LocalServer:
     @property
     def lib_dir(self) -> Path:
         return self.runtime / "lib"
+
+    @property
+    def plugins_dir(self) -> Path:
+        return self.home / "plugins"
+
+    @property
+    def user_conf_file(self) -> Path:
+        return self.home / "conf" / user_conf.FILE_NAME
+
+    def plugins(self) -> PluginStore:
+        if not self.plugins_dir.is_dir():  # `db plugins add` before the first start
+            private_home(self.settings.home)
+            _private_dir(self.home)
+            _private_dir(self.plugins_dir)
+        return PluginStore(self.plugins_dir)
+
+    def classpath(self) -> str:
+        """The server's jars, then the plugins: a plugin jar that bundles an older copy of a
+        library the server has (APOC 5.26.0 carries commons-lang3) must not shadow the server's."""
+        return os.pathsep.join([str(self.lib_dir / "*"), str(self.plugins_dir / "*")])
+
+    def sync_plugins(self) -> list[str]:
+        """Fetch the plugins KGTOOL_NEO4J_PLUGINS names and are not here yet; their coordinates."""
+        specs = parse_plugin_setting(self.settings.neo4j_plugins)
+        store = self.plugins()
+        if not specs and not store.entries():
+            return []
+        return store.sync(specs)
 
     # --- preparation -----------------------------------------------------
     def resolve_jars(self) -> Path:
@@ -173,13 +210,23 @@ class LocalServer:
             "db.tx_log.rotation.size": "64M",
             "dbms.usage_report.enabled": "false",
         }
-        if not _truthy(self.settings.neo4j_allow_csv_import):
+        allow_csv = _truthy(self.settings.neo4j_allow_csv_import)
+        if not allow_csv:
             # LOAD CSV would let any statement read server files or make the server fetch URLs
             # (a server-side request); kgtool ingests through the driver and needs neither
             conf["dbms.security.allow_csv_import_from_file_urls"] = "false"
             conf["internal.dbms.cypher_ip_blocklist"] = "0.0.0.0/0,::/0"
-        text = "# written by kgtool on every start; edit kgtool settings instead\n"
-        text += "".join(f"{k}={v}\n" for k, v in conf.items())
+        procedures = self.plugins().procedures()
+        if procedures:
+            # plugins such as APOC need their procedures unsandboxed to reach the kernel API
+            conf["dbms.security.procedures.unrestricted"] = ",".join(procedures)
+        # read (and refused) before anything is written: a bad line leaves the last good config
+        user = user_conf.read_user_conf(self.user_conf_file, allow_csv_import=allow_csv)
+        merged = user_conf.merge(conf, user, list_keys=("dbms.security.procedures.unrestricted",
+                                                        "dbms.security.procedures.allowlist"))
+        text = (f"# written by kgtool on every start; edit kgtool settings, or add your own settings to "
+                f"{self.user_conf_file} (merged in after kgtool's)\n")
+        text += "".join(f"{k}={v}\n" for k, v in merged)
         conf_file = self.home / "conf" / "neo4j.conf"
         fd = os.open(conf_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
@@ -240,11 +287,12 @@ class LocalServer:
             )
         java = self.java()
         self.resolve_jars()
+        self.sync_plugins()
         self._write_config()
         self._ensure_password(java)
         cmd = [
             java, f"-Xms{self.settings.neo4j_heap}", f"-Xmx{self.settings.neo4j_heap}", *_JVM_OPTIONS,
-            "-cp", str(self.lib_dir / "*"), ENTRY_POINT,
+            "-cp", self.classpath(), ENTRY_POINT,
             f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
         ]
         fd = os.open(self.console_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
