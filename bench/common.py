@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -85,18 +86,19 @@ atexit.register(_stop_all)
 signal.signal(signal.SIGTERM, _on_signal)
 
 
-def start_server(heap: str, pagecache: str, *, label: str = "bench") -> BenchServer:
+def start_server(heap: str, pagecache: str, *, label: str = "bench", plugins: str | None = None) -> BenchServer:
     """Start a LocalServer in a fresh temporary home on a free port.
 
     The server is stopped and its home removed at exit; call `.stop()` to do
-    it earlier (e.g. between graph sizes).
+    it earlier (e.g. between graph sizes). `plugins` is KGTOOL_NEO4J_PLUGINS
+    (Maven coordinates; Maven's local repository caches the jars after the first run).
     """
     from kgtool.graph.server import LocalServer, free_port
 
     home = Path(tempfile.mkdtemp(prefix=f"kgtool-{label}-"))
     runtime = Path(os.environ.get("KGTOOL_RUNTIME_DIR") or default_home() / "runtime")
     settings = Settings(home=home, neo4j_port=free_port(), runtime_dir=runtime, neo4j_heap=heap,
-                        neo4j_pagecache=pagecache)
+                        neo4j_pagecache=pagecache, neo4j_plugins=plugins)
     server = LocalServer(settings)
     t0 = time.perf_counter()
     handle = BenchServer(settings, server, home, 0.0)
@@ -112,11 +114,11 @@ def start_server(heap: str, pagecache: str, *, label: str = "bench") -> BenchSer
 
 
 @contextmanager
-def bench_graph(heap: str, pagecache: str, *, label: str = "bench") -> Iterator:
+def bench_graph(heap: str, pagecache: str, *, label: str = "bench", plugins: str | None = None) -> Iterator:
     """A connected KnowledgeGraph with the schema applied, on a throwaway server."""
     from kgtool.api import KnowledgeGraph
 
-    handle = start_server(heap, pagecache, label=label)
+    handle = start_server(heap, pagecache, label=label, plugins=plugins)
     log(f"Neo4j up on port {handle.settings.neo4j_port} (heap {heap}, page cache {pagecache}) "
         f"in {handle.started_in:.1f} s")
     kg = KnowledgeGraph.connect(handle.settings)
@@ -219,3 +221,114 @@ def _cell(value: object) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+# --------------------------------------------------------------------------- corpora
+
+# APOC core for the server's Neo4j 5.26 (Maven Central), for peers that call APOC
+APOC_CORE = "org.neo4j.procedure:apoc-core:5.26.0:core"
+
+_ALIAS_FIELDS = ("subject_aliases", "object_aliases", "old_object_aliases")
+
+
+def _suffix(text: str | None, tag: str) -> str | None:
+    return None if text is None else f"{text}{tag}"
+
+
+def _rename(text: str | None, names: list[tuple[str, str]]) -> str | None:
+    """Put the copy's entity names into a sentence (longest name first, so parts do not clash)."""
+    if text is None:
+        return None
+    for old, new in names:
+        if old and old in text:
+            text = text.replace(old, new)
+    return text
+
+
+def copy_edit(edit, k: int) -> dict:
+    """Edit number k of the corpus as a JSONL object with its own ids and names."""
+    tag = f" #{k}"
+    pairs = sorted(
+        {(n, n + tag) for n in (edit.subject, edit.object, edit.old_object) if n},
+        key=lambda p: -len(p[0]),
+    )
+    row = {
+        "id": f"{edit.id}#{k}",
+        "case_id": _suffix(edit.case_id, f"#{k}"),
+        "subject": edit.subject + tag,
+        "relation": edit.relation,
+        "relation_id": edit.relation_id,  # relation ids name the relation, not an entity: kept
+        "object": edit.object + tag,
+        "old_object": _suffix(edit.old_object, tag),
+        "description": _rename(edit.description, pairs),
+        "prompt": edit.prompt,  # a template with {} for the subject: already name-free
+        "question": _rename(edit.question, pairs),
+    }
+    for name in _ALIAS_FIELDS:
+        aliases = getattr(edit, name)
+        if aliases:
+            row[name] = [a + tag for a in aliases]
+    return {key: value for key, value in row.items() if value is not None}
+
+
+def build_corpus(source: Path, n_edits: int, out: Path) -> int:
+    """Write n_edits distinct edits to `out` (JSONL); returns the number of copies used.
+
+    The edits of `source` are repeated; copy k appends " #k" to every entity
+    name and alias and to the edit and case ids, and drops the Wikidata Q-ids,
+    so the graph really receives n_edits distinct edits about distinct entities.
+    """
+    from kgtool.ingest.readers import read_edits
+
+    edits = read_edits(source).edits
+    if not edits:
+        raise SystemExit(f"{source}: no edits to repeat")
+    written, k = 0, 0
+    with out.open("w", encoding="utf-8") as fh:
+        while written < n_edits:
+            for edit in edits:
+                if written >= n_edits:
+                    break
+                fh.write(json.dumps(copy_edit(edit, k), ensure_ascii=False) + "\n")
+                written += 1
+            k += 1
+    return k
+
+
+def head_of(corpus: Path, n: int, out: Path) -> Path:
+    """The first n lines of a JSONL corpus (a warm-up file)."""
+    with corpus.open("rb") as src, out.open("wb") as dst:
+        for _, line in zip(range(n), src):
+            dst.write(line)
+    return out
+
+
+# --------------------------------------------------------------------------- what a graph holds
+
+# bench yardsticks, not part of the package: they count whatever any writer stored
+COUNT_NODES = "MATCH (n) RETURN count(n) AS n, sum(size(keys(n))) AS props"
+COUNT_RELS = "MATCH ()-[r]->() RETURN count(r) AS n, sum(size(keys(r))) AS props"
+
+
+@dataclass
+class Elements:
+    nodes: int
+    relationships: int
+    properties: int
+
+    @property
+    def total(self) -> int:
+        return self.nodes + self.relationships + self.properties
+
+
+def count_elements(driver, database: str = "neo4j") -> Elements:
+    """Nodes, relationships and properties (of both) stored in the database now."""
+    nodes = driver.execute_query(COUNT_NODES, database_=database).records[0]
+    rels = driver.execute_query(COUNT_RELS, database_=database).records[0]
+    return Elements(int(nodes["n"]), int(rels["n"]), int(nodes["props"] or 0) + int(rels["props"] or 0))
+
+
+def load_average() -> str:
+    """The 1/5/15-minute load averages, printed beside every timing (the machine is shared)."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"

@@ -229,11 +229,20 @@ class WriteCounts:
 
 def write_rows(db: Database, rows: GraphRows) -> WriteCounts:
     """Write one batch in one transaction; then flag and resolve conflicts among the touched slots."""
+    steps = write_steps(rows)
+    results = dict(zip((name for name, _ in steps), db.write_many(steps)))
+    flagged = results["ingest/flag_conflicts"]
+    overridden = [r["edit_id"] for r in results["ingest/resolve_conflicts"] if r["after"] == "superseded-by-conflict"]
+    return WriteCounts(conflicts=flagged[0]["conflicts"] if flagged else 0, overridden=overridden)
+
+
+def write_steps(rows: GraphRows) -> list[tuple[str, dict]]:
+    """The named statements and parameters that write one batch, in order (bench/ profiles them one by one)."""
     entities = [
         {**row, "alias_text": " | ".join(row["aliases"])} for row in rows.entities.values()
     ]
     slots = sorted(rows.slots)
-    steps = [
+    return [
         ("ingest/merge_entities", {"rows": entities}),
         ("ingest/merge_relations", {"rows": list(rows.relations.values())}),
         ("ingest/merge_facts", {"rows": list(rows.facts.values())}),
@@ -247,10 +256,6 @@ def write_rows(db: Database, rows: GraphRows) -> WriteCounts:
         # after the conflict verdicts: an overridden edit's facts no longer count as asserted
         ("ingest/update_fact_status", {"fact_ids": rows.all_fact_ids(), "slots": slots}),
     ]
-    results = dict(zip((name for name, _ in steps), db.write_many(steps)))
-    flagged = results["ingest/flag_conflicts"]
-    overridden = [r["edit_id"] for r in results["ingest/resolve_conflicts"] if r["after"] == "superseded-by-conflict"]
-    return WriteCounts(conflicts=flagged[0]["conflicts"] if flagged else 0, overridden=overridden)
 
 
 def write_relation_embeddings(db: Database, embedder) -> int:

@@ -4,9 +4,19 @@
 // status 'superseded-by-conflict' and superseded_by = the latest edit overriding it,
 // the others status 'active'. conflict is true while a CONFLICTS_WITH link remains.
 // Earlier = smaller [ingested_at, position, id] (edits stored before the stamp count as 0).
+// A slot whose only edit is active, unflagged and has no OVERRIDES or CONFLICTS_WITH link
+// (most slots of an ingest: new edits are stored active) has nothing to resolve: it is
+// passed over without the pair search below, with the same result.
 // params: $slots (list of slot keys "subject_id<US>relation_key")
 // returns: edit_id, before, after, superseded_by (edits whose status or winner changed)
 UNWIND $slots AS slot
+WITH slot
+WHERE COUNT { (:Edit {slot: slot}) } > 1
+   OR EXISTS {
+        MATCH (ed:Edit {slot: slot})
+        WHERE ed.status IS NULL OR ed.status <> 'active' OR ed.superseded_by IS NOT NULL
+           OR ed.conflict IS NOT NULL OR EXISTS { (ed)-[:OVERRIDES|CONFLICTS_WITH]-(:Edit) }
+      }
 CALL (slot) {
   // verdicts that no longer hold: the winner was re-ingested under another policy
   MATCH (b:Edit {slot: slot})-[o:OVERRIDES]->(a:Edit)
