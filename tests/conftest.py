@@ -18,7 +18,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from stub_llm import stub_llm, stub_settings  # noqa: E402,F401  (fixtures)
 
-from kgtool.config import Settings, default_home  # noqa: E402
+from helpers import own_server  # noqa: E402
+
+from kgtool.config import Settings  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -26,19 +28,8 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 
 @pytest.fixture(scope="session")
 def neo4j_settings(tmp_path_factory) -> Settings:
-    from kgtool.graph.server import LocalServer, free_port
-
-    home = tmp_path_factory.mktemp("kgtool-home")
-    runtime = Path(os.environ.get("KGTOOL_RUNTIME_DIR") or default_home() / "runtime")
-    settings = Settings(home=home, neo4j_port=free_port(), runtime_dir=runtime, neo4j_heap="1g",
-                        neo4j_pagecache="256m")
-    server = LocalServer(settings)
-    try:
-        server.start(timeout=240)
-    except Exception as exc:  # the message carries the log tail
-        pytest.fail(f"the test Neo4j could not start: {exc}", pytrace=False)
-    yield settings
-    server.stop()
+    with own_server(tmp_path_factory.mktemp("kgtool-home")) as settings:
+        yield settings
 
 
 @pytest.fixture(scope="session")

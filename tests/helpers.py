@@ -1,7 +1,14 @@
 """Small helpers the test modules share (fixtures live in conftest.py)."""
 from __future__ import annotations
 
+import contextlib
+import os
 from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from kgtool.config import Settings, default_home
 
 SAMPLE = Path(__file__).resolve().parent.parent / "ingest" / "sample"
 
@@ -10,3 +17,25 @@ def env_for(settings) -> dict[str, str]:
     """The environment a CLI invocation needs to reach the test server of `settings`."""
     return {"KGTOOL_HOME": str(settings.home), "KGTOOL_NEO4J_PORT": str(settings.neo4j_port),
             "KGTOOL_RUNTIME_DIR": str(settings.runtime_dir)}
+
+
+@contextlib.contextmanager
+def own_server(home: Path, what: str = "the test Neo4j", **overrides) -> Iterator[Settings]:
+    """A Neo4j of its own in `home` on a free port, started by kgtool's LocalServer, stopped afterwards.
+
+    If it cannot start, the test fails (never skips) with the server's log tail."""
+    from kgtool.graph.server import LocalServer, free_port
+
+    runtime = Path(os.environ.get("KGTOOL_RUNTIME_DIR") or default_home() / "runtime")
+    settings = Settings(home=home, neo4j_port=free_port(), runtime_dir=runtime,
+                        **{"neo4j_heap": "1g", "neo4j_pagecache": "256m", **overrides})
+    server = LocalServer(settings)
+    try:
+        server.start(timeout=240)
+    except Exception as exc:  # the message carries the log tail
+        server.stop()
+        pytest.fail(f"{what} could not start: {exc}", pytrace=False)
+    try:
+        yield settings
+    finally:
+        server.stop()

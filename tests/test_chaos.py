@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from kgtool.api import KnowledgeGraph
-from kgtool.config import Settings, default_home
 from kgtool.errors import DatabaseUnavailable, describe
-from kgtool.graph.server import LocalServer, _alive, free_port
+from kgtool.graph.server import LocalServer, _alive
+from helpers import own_server
 from stub_llm import Reply
 
 SAMPLE = Path(__file__).resolve().parent.parent / "ingest" / "sample"
@@ -49,17 +49,9 @@ def wait_for(condition, timeout: float, what: str, every: float = 0.05):
 
 @pytest.fixture(scope="module")
 def chaos(tmp_path_factory):
-    home = tmp_path_factory.mktemp("chaos-home")
-    runtime = Path(os.environ.get("KGTOOL_RUNTIME_DIR") or default_home() / "runtime")
-    settings = Settings(home=home, neo4j_port=free_port(), runtime_dir=runtime, neo4j_heap="512m",
-                        neo4j_pagecache="128m")
-    server = LocalServer(settings)
-    try:
-        server.start(timeout=240)
-    except Exception as exc:
-        pytest.fail(f"the chaos Neo4j could not start: {exc}", pytrace=False)
-    yield settings
-    server.stop()
+    with own_server(tmp_path_factory.mktemp("chaos-home"), "the chaos Neo4j", neo4j_heap="512m",
+                    neo4j_pagecache="128m") as settings:
+        yield settings
 
 
 def kill_server(settings) -> None:
