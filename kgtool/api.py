@@ -68,14 +68,25 @@ class KnowledgeGraph:
     # --- ingestion ------------------------------------------------------------
     def ingest_edits(self, path: str | Path, *, format: str | None = None, extractor: str = "anchor",
                      eatr: bool = True, strict: bool = False, batch: str | None = None, batch_size: int = 2000,
-                     embed_relations: bool = True, progress=None, conflicts: str = "latest"):
+                     embed_relations: bool = True, progress=None, conflicts: str = "latest", bulk: bool = False,
+                     phase=None):
         """Load an edit corpus (MQuAKE JSON or JSONL); returns an IngestSummary.
+
+        bulk: load into an EMPTY local store with Neo4j's offline importer (the server is stopped
+        and restarted; see kgtool.ingest.bulk); phase(name) hears which bulk step is running.
 
         conflicts: what an edit that sets a (subject, relation) slot another edit set to a
         different object does: "latest" (default; the later edit wins, the earlier one is
         marked superseded-by-conflict, so the slot has one active object), "keep-all"
         (both stay in force, flagged) or "fail" (refuse the file, write nothing).
         """
+        if bulk:
+            from kgtool.ingest.bulk import ingest_edits_bulk
+
+            return self._bulk(lambda: ingest_edits_bulk(
+                self.settings, path, format=format, extractor=extractor, eatr=eatr, batch=batch,
+                batch_size=batch_size, embedder=self.embedder if embed_relations else None, progress=progress,
+                phase=phase, conflicts=conflicts))
         from kgtool.ingest.pipeline import ingest_edits
 
         summary = ingest_edits(
@@ -88,18 +99,36 @@ class KnowledgeGraph:
         return summary
 
     def ingest_facts(self, path: str | Path, *, format: str | None = None, strict: bool = False,
-                     batch_size: int = 5000, embed_relations: bool = True, progress=None):
+                     batch_size: int = 5000, embed_relations: bool = True, progress=None, bulk: bool = False,
+                     phase=None):
         """Load a plain knowledge graph (TSV head/relation/tail[/evidence], JSONL or N-Triples) as
         base facts stated by the file; returns a FactsIngestSummary (see kgtool.ingest.facts).
+        bulk: into an EMPTY local store with Neo4j's offline importer, as for ingest_edits.
 
         Re-ingesting a file changes no counts; delete(source=path) removes what only it stated.
         """
+        if bulk:
+            from kgtool.ingest.bulk import ingest_facts_bulk
+
+            return self._bulk(lambda: ingest_facts_bulk(
+                self.settings, path, format=format, batch_size=batch_size,
+                embedder=self.embedder if embed_relations else None, progress=progress, phase=phase))
         from kgtool.ingest.facts import ingest_facts
 
         summary = ingest_facts(self.db, path, format=format, strict=strict, batch_size=batch_size,
                                embedder=self.embedder if embed_relations else None, progress=progress)
         self.reset_caches()
         return summary
+
+    def _bulk(self, load):
+        """Run a bulk load, which stops and restarts the server, on a fresh connection afterwards."""
+        self.db.close()
+        try:
+            return load()
+        finally:
+            # the old driver's connections died with the server; the linking keys came with the import
+            self.db = Database.connect(self.settings)
+            self._catalog = None
 
     def delete(self, *, edit=None, batch=None, document=None, source=None, dry_run: bool = False):
         """Delete edits (ids), batches, documents (ids) or source files (paths), each a name or a list,

@@ -384,6 +384,18 @@ class FactsIngestSummary:
         }
 
 
+def fact_batches(result: FactsReadResult, path: Path, size: int) -> Iterator[tuple[int, load.GraphRows]]:
+    """(first fact's index, rows) for each `size` facts of a read fact file: what streaming writes
+    batch by batch and bulk loading folds into its import files."""
+    source = load.source_id(path)
+    props = {"path": str(path), "name": path.name, "kind": "facts", "format": result.format}
+    for start in range(0, len(result.facts), size):
+        rows = load.GraphRows()
+        rows.source(source, props)
+        load.rows_for_base_facts(rows, result.facts[start:start + size], source)
+        yield start, rows
+
+
 def ingest_facts(
     db: Database,
     path: str | Path,
@@ -405,16 +417,12 @@ def ingest_facts(
                                  facts_read=len(result.facts), skipped=list(result.bad))
     if strict and result.bad:
         raise strict_error(result.bad)
-    props = {"path": str(path), "name": path.name, "kind": "facts", "format": result.format}
     entities: set[str] = set()
     relations: set[str] = set()
     facts: set[str] = set()
     total = len(result.facts)
     size = max(1, batch_size)
-    for start in range(0, total, size):
-        rows = load.GraphRows()
-        rows.source(source, props)
-        load.rows_for_base_facts(rows, result.facts[start:start + size], source)
+    for start, rows in fact_batches(result, path, size):
         try:
             load.write_rows(db, rows)
         except DRIVER_FAILURES as exc:

@@ -315,7 +315,7 @@ _OPENERS = "\"'([{\u00bf\u00a1"
 _CLOSERS = ".,;:!?\"')]}\u2026"
 _HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")  # between two letters, as in "New-York"
 _SYNC_BATCH = 2000
-_MAX_SPAN_TOKENS = 24  # longer names are titles nobody types into a question
+MAX_SPAN_TOKENS = 24  # longer names are titles nobody types into a question
 _CACHE_MAX = 200_000
 
 
@@ -428,7 +428,7 @@ class GraphLinker:
                              "keys": keys})
             self.db.write("link/write_keys", rows=rows)
             keyed += len(rows)
-        self._max_tokens = min(longest, _MAX_SPAN_TOKENS)
+        self._max_tokens = min(longest, MAX_SPAN_TOKENS)
         self.db.write("link/drop_orphan_keys")
         self.db.write("link/mark_state", entities=state["entities"], max_tokens=self._max_tokens)
         self._rows, self._names = {}, {}

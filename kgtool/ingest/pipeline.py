@@ -88,52 +88,28 @@ def ingest_edits(
         raise strict_error(result.bad)
     if conflicts == "fail":
         check_no_conflicts(db, result.edits)
-    source = load.source_id(path)
-    source_props = {"path": str(path), "name": path.name, "kind": "edits"}
-    ingested_at = time.time_ns() // 1000  # one stamp per run: later runs win under `latest`
-
-    # a name ("anchor", "rebel", "llm", "auto", a model directory) or an Extractor object
-    ext = get_extractor(extractor, settings=settings) if isinstance(extractor, str) else extractor
-    # the gazetteer is built only if some candidate names an entity other than its edit's own
-    refiner = Eatr(embedder, lambda: Gazetteer.from_records(result.edits, result.base_facts),
-                   delta_rel=delta_rel, enabled=eatr,
-                   embedder_spec=getattr(settings, "embedder", "auto"))
+    front = EditRows(result, path, summary, extractor=extractor, eatr=eatr, delta_rel=delta_rel,
+                     embedder=embedder, settings=settings, conflicts=conflicts)
 
     # world knowledge first, in its own transaction, so edits can supersede it
-    if result.base_facts:
-        rows = load.GraphRows()
-        rows.source(source, source_props)
-        load.rows_for_base_facts(rows, result.base_facts, source)
-        load.write_rows(db, rows)
-        summary.base_facts = len(result.base_facts)
-        summary.facts += len(rows.facts)
+    base = front.base_fact_rows()
+    if base is not None:
+        load.write_rows(db, base)
 
     total = len(result.edits)
+    committed = 0  # edits of the batches written so far (the next batch is prepared before that)
 
     def prepare(start: int):
-        chunk = result.edits[start:start + batch_size]
-        decisions = refiner.refine_batch(chunk, ext.extract_batch(chunk))
-        rows = load.GraphRows()
-        rows.source(source, source_props)
-        load.rows_for_edits(rows, chunk, decisions, summary.batch, source=source, conflicts=conflicts,
-                            first_position=start, ingested_at=ingested_at)
-        return start, chunk, decisions, rows
+        return start, front.batch(start, batch_size)
 
     def account(prepared, counts: load.WriteCounts) -> None:
-        start, chunk, decisions, rows = prepared
-        summary.edits_loaded += len(chunk)
+        nonlocal committed
+        start, _rows = prepared
+        committed = min(start + batch_size, total)
         summary.conflicts += counts.conflicts
         summary.superseded_by_conflict += len(counts.overridden)
-        summary.facts += sum(1 for f in rows.facts.values() if f["source"] == "edit")
-        for per_edit in decisions:
-            summary.candidates += len(per_edit)
-            for d in per_edit:
-                if d.kept:
-                    summary.kept += 1
-                else:
-                    summary.rejected[d.reason] += 1
         if progress:
-            progress(min(start + batch_size, total), total)
+            progress(committed, total)
 
     # Extraction and EATR of the next batch (client CPU) overlap the write of
     # this one (server work); writes stay one at a time and in file order, and
@@ -145,17 +121,71 @@ def ingest_edits(
                 prepared = prepare(start)
                 if pending is not None:
                     account(pending[0], pending[1].result())
-                pending = (prepared, writer.submit(load.write_rows, db, prepared[3]))
+                pending = (prepared, writer.submit(load.write_rows, db, prepared[1]))
             if pending is not None:
                 account(pending[0], pending[1].result())
     except DRIVER_FAILURES as exc:
-        raise interrupted(exc, path, committed=summary.edits_loaded, total=total, batch_size=batch_size,
+        raise interrupted(exc, path, committed=committed, total=total, batch_size=batch_size,
                           unit="edits") from exc
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+class EditRows:
+    """The rows an edit file becomes, batch by batch: the front half that streaming and bulk ingest share.
+
+    Reading is done by the caller; this extracts, refines (EATR) and builds the
+    GraphRows the loader writes, and counts what it built into `summary`.
+    """
+
+    def __init__(self, result, path: Path, summary: IngestSummary, *, extractor, eatr: bool, delta_rel: float,
+                 embedder, settings, conflicts: str):
+        self.result, self.summary, self.conflicts = result, summary, conflicts
+        self.source = load.source_id(path)
+        self.source_props = {"path": str(path), "name": path.name, "kind": "edits"}
+        self.ingested_at = time.time_ns() // 1000  # one stamp per run: later runs win under `latest`
+        # a name ("anchor", "rebel", "llm", "auto", a model directory) or an Extractor object
+        self.extractor = get_extractor(extractor, settings=settings) if isinstance(extractor, str) else extractor
+        # the gazetteer is built only if some candidate names an entity other than its edit's own
+        self.refiner = Eatr(embedder, lambda: Gazetteer.from_records(result.edits, result.base_facts),
+                            delta_rel=delta_rel, enabled=eatr, embedder_spec=getattr(settings, "embedder", "auto"))
+
+    def _rows(self) -> load.GraphRows:
+        rows = load.GraphRows()
+        rows.source(self.source, self.source_props)
+        return rows
+
+    def base_fact_rows(self) -> load.GraphRows | None:
+        """The file's world knowledge (facts before any edit), or None when it states none."""
+        if not self.result.base_facts:
+            return None
+        rows = self._rows()
+        load.rows_for_base_facts(rows, self.result.base_facts, self.source)
+        self.summary.base_facts = len(self.result.base_facts)
+        self.summary.facts += len(rows.facts)
+        return rows
+
+    def batch(self, start: int, size: int) -> load.GraphRows:
+        """The rows of edits [start, start + size)."""
+        chunk = self.result.edits[start:start + size]
+        decisions = self.refiner.refine_batch(chunk, self.extractor.extract_batch(chunk))
+        rows = self._rows()
+        load.rows_for_edits(rows, chunk, decisions, self.summary.batch, source=self.source,
+                            conflicts=self.conflicts, first_position=start, ingested_at=self.ingested_at)
+        summary = self.summary
+        summary.edits_loaded += len(chunk)
+        summary.facts += sum(1 for f in rows.facts.values() if f["source"] == "edit")
+        for per_edit in decisions:
+            summary.candidates += len(per_edit)
+            for d in per_edit:
+                if d.kept:
+                    summary.kept += 1
+                else:
+                    summary.rejected[d.reason] += 1
+        return rows
 
 
 def _driver_failures() -> tuple[type[BaseException], ...]:

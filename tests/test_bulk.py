@@ -1,0 +1,194 @@
+"""Bulk load (`--bulk`): Neo4j's offline importer into an empty local store gives streaming's graph.
+
+The bulk side needs a server of its own (the import stops and restarts it),
+started here in a temporary home on a free port; the streaming side is the
+session's server (conftest). The tests of this module run in file order on
+that one server: the refusals on the empty store first, then the load.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from helpers import SAMPLE, env_for, own_server
+
+from kgtool.api import KnowledgeGraph
+from kgtool.cli import main
+from kgtool.errors import ConfigError, InputError, ServerError
+from kgtool.graph.server import LocalServer
+from kgtool.ingest.linking import GraphLinker
+
+SAMPLE_NODES = 40  # per label: the sorted sample whose property maps must be equal
+
+
+@pytest.fixture(scope="module")
+def bulk_settings(tmp_path_factory):
+    with own_server(tmp_path_factory.mktemp("kgtool-bulk-home"), "the bulk test Neo4j") as settings:
+        yield settings
+
+
+@pytest.fixture(scope="module")
+def bulk_kg(bulk_settings):
+    kg = KnowledgeGraph.connect(bulk_settings)
+    kg.init_schema()
+    yield kg
+    kg.close()
+
+
+def _node_count(kg) -> int:
+    return sum(kg.stats()["nodes"].values())
+
+
+def _snapshot(kg) -> dict:
+    """Counts per label and type, and the property maps of a sorted sample of each."""
+    stats = kg.stats()
+    nodes = {label: [_plain(r["props"]) for r in kg.db.read("bulk/node_sample", label=label, limit=SAMPLE_NODES)]
+             for label in stats["nodes"]}
+    rels = {rtype: [(r["start"], r["end"], _plain(r["props"]))
+                    for r in kg.db.read("bulk/relationship_sample", type=rtype, limit=SAMPLE_NODES)]
+            for rtype in stats["relationships"]}
+    return {"counts": stats, "nodes": nodes, "relationships": rels}
+
+
+def _plain(props: dict) -> dict:
+    # the ingestion run's clock differs between two runs by design; vectors compare to float noise
+    out = {k: v for k, v in props.items() if k != "ingested_at"}
+    if "embedding" in out:
+        out["embedding"] = [round(x, 4) for x in out["embedding"]]
+    return out
+
+
+def _diff(a: dict, b: dict) -> list[str]:
+    problems = []
+    for part in ("nodes", "relationships"):
+        if a["counts"][part] != b["counts"][part]:
+            problems.append(f"{part} counts: streaming {a['counts'][part]} != bulk {b['counts'][part]}")
+        for name in a[part]:
+            for x, y in zip(a[part][name], b[part].get(name, [])):
+                if x != y:
+                    problems.append(f"{name}: streaming {x} != bulk {y}")
+    return problems
+
+
+# --------------------------------------------------------------------------- refusals (empty store)
+
+
+def test_bulk_refuses_a_remote_server(bulk_settings):
+    from kgtool.ingest.bulk import ingest_edits_bulk
+
+    remote = replace(bulk_settings, neo4j_uri="bolt://db.example.org:7687")
+    with pytest.raises(ConfigError, match="NEO4J_URI is set .*without --bulk"):
+        ingest_edits_bulk(remote, SAMPLE / "edits.jsonl")
+
+
+def test_bad_line_is_reported_and_nothing_is_imported(bulk_kg, bulk_settings, tmp_path):
+    lines = (SAMPLE / "edits.jsonl").read_text().splitlines()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join(lines[:3] + ['{"id": "x", "subject": "A"'] + lines[3:]) + "\n")
+    server = LocalServer(bulk_settings)
+    pid = server.pid()
+    with pytest.raises(InputError, match="nothing was imported") as refused:
+        bulk_kg.ingest_edits(broken, bulk=True)
+    assert f"{broken}:4: malformed JSON" in str(refused.value)
+    assert server.pid() == pid  # refused before the server was stopped
+    assert _node_count(bulk_kg) == 0
+
+
+# --------------------------------------------------------------------------- the load
+
+
+# Appended to the sample: a conflict (t2 overrides t1), an edit asserting the base fact another
+# edit names as its old object, aliases accumulating over edits, quotes, ';' and a line break.
+EXTRA_EDITS = [
+    {"id": "t1", "subject": 'Alpha "Q" Corp', "relation": "chairperson", "object": "Bob; Smith",
+     "old_object": "Carol", "description": 'Alpha "Q" Corp is chaired by Bob; Smith.\nSince 2020.',
+     "subject_aliases": ["Alpha Q", "AQC"]},
+    {"id": "t2", "subject": 'Alpha "Q" Corp', "relation": "chairperson", "object": "Carol",
+     "old_object": "Bob; Smith", "description": 'Alpha "Q" Corp is chaired by Carol.',
+     "subject_aliases": ["AQC", "Alpha Corp"]},
+    {"id": "t3", "subject": "Dana", "relation": "spouse", "object": "Evan", "old_object": "Finn",
+     "description": "Dana married Evan.", "case_id": "c3", "object_aliases": ["E."]},
+    {"id": "t4", "subject": "Dana", "relation": "spouse", "object": "Gus", "relation_id": "P26",
+     "description": "Dana is married to Gus."},
+]
+
+
+@pytest.fixture(scope="module")
+def edits_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("bulk-edits") / "edits.jsonl"
+    extra = "".join(json.dumps(e) + "\n" for e in EXTRA_EDITS)
+    path.write_text((SAMPLE / "edits.jsonl").read_text().rstrip("\n") + "\n" + extra)
+    return path
+
+
+@pytest.fixture(scope="module")
+def loaded(bulk_kg, kg_session, edits_file):
+    """The edits, streamed into the session's store and bulk-loaded into the module's."""
+    kg_session.clear()
+    streamed = kg_session.ingest_edits(edits_file)
+    GraphLinker(kg_session.db).sync()  # the keys the first answer writes; the bulk load writes them up front
+    bulk = bulk_kg.ingest_edits(edits_file, bulk=True)
+    return streamed, bulk, _snapshot(kg_session), _snapshot(bulk_kg)
+
+
+def test_bulk_load_equals_streaming(loaded):
+    streamed, bulk, a, b = loaded
+    assert a["counts"]["nodes"]["Edit"] == 12 + len(EXTRA_EDITS)
+    assert a["counts"]["relationships"]["NAMES"] > 0 and a["counts"]["relationships"]["OVERRIDES"] == 1
+    assert _diff(a, b) == []
+    assert (bulk.edits_loaded, bulk.kept, bulk.facts, bulk.conflicts, bulk.superseded_by_conflict) == (
+        streamed.edits_loaded, streamed.kept, streamed.facts, streamed.conflicts, streamed.superseded_by_conflict)
+    assert {"read", "import", "schema", "post-processing"} <= set(bulk.phases.seconds)
+    assert Path(bulk.phases.import_report).parent.name == "logs"
+
+
+def test_bulk_store_answers_like_the_streamed_one(loaded, bulk_kg, kg_session):
+    question = json.loads((SAMPLE / "questions.jsonl").read_text().splitlines()[0])
+    from_bulk = bulk_kg.answer(question["question"], agents="offline")
+    from_stream = kg_session.answer(question["question"], agents="offline")
+    assert from_bulk.answer == from_stream.answer == question["answer"]
+    assert [h["tail"] for h in from_bulk.chain] == [h["tail"] for h in from_stream.chain]
+
+
+def test_bulk_refuses_a_store_that_is_not_empty(loaded, bulk_kg, bulk_settings, edits_file):
+    before = _node_count(bulk_kg)
+    with pytest.raises(InputError, match=rf"{bulk_settings.home}.* holds {before:,} node\(s\).*KGTOOL_HOME"):
+        bulk_kg.ingest_edits(edits_file, bulk=True)
+    assert _node_count(bulk_kg) == before
+
+
+def test_cli_bulk_facts_equal_streaming(loaded, bulk_kg, bulk_settings, kg_session, tmp_path):
+    facts = tmp_path / "kg.tsv"
+    facts.write_text("head\trelation\ttail\tevidence\n"
+                     "Barack_Obama\tspouse\tMichelle Obama\tBarack Obama is married to Michelle Obama.\n"
+                     "Michelle Obama\tplace of birth\tChicago\n"
+                     "http://x.org/res/Chicago\thttp://x.org/ont/locatedIn\tIllinois\n"
+                     "Barack Obama\tspouse\tMichelle Obama\n")
+    bulk_kg.clear()
+    kg_session.clear()
+    kg_session.ingest_facts(facts)
+    GraphLinker(kg_session.db).sync()
+    env = {**env_for(bulk_settings), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    out = CliRunner().invoke(main, ["ingest", "facts", str(facts), "--bulk"], env=env)
+    assert out.exit_code == 0, out.output
+    assert "import report" in out.output
+    bulk_kg.db.close()
+    bulk_kg.db = type(bulk_kg.db).connect(bulk_settings)  # the CLI restarted the server under this driver
+    assert _diff(_snapshot(kg_session), _snapshot(bulk_kg)) == []
+
+
+def test_a_failed_import_names_its_report_and_the_server_runs_again(loaded, bulk_settings, tmp_path):
+    from kgtool.graph.bulk_import import ImportFiles, import_full
+
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text('id:ID(Entity),name\n"a","A"\n')
+    rels = tmp_path / "rels.csv"
+    rels.write_text(':START_ID(Entity),:END_ID(Entity)\n"a","missing"\n')
+    files = ImportFiles(nodes=[("Entity", nodes)], relationships=[("NAMES", rels)])
+    with pytest.raises(ServerError, match=r"import failed .*started again.*bulk-import-.*\.report"):
+        import_full(bulk_settings, files, work_dir=tmp_path)
+    server = LocalServer(bulk_settings)
+    assert server.pid() and server.status().running
