@@ -15,31 +15,45 @@ i.e. the same cypher/ingest/*.cypher statements, batched UNWIND writes):
 - evidence sentences "<head> <relation> <tail>." (what the loader writes for
   base facts).
 
-Then, side by side:
+Then, interleaved on the same entities, in one session (which goes first
+alternates per hop):
 
 (a) kgtool hop = candidate read (`HopRetriever.pool`, cypher hop/candidates)
     + BM25 ranking (`HopRetriever.rank`, top_k=3) + the recorded write with
     p and N_eff (`TraceRecorder.record_steps`, inside a Run opened with
     `TraceRecorder.start_run`; a new Run every 4 hops), for --hops random
     entities, after a warm-up;
-(b) the same hop in memory: dict adjacency (entity id -> fact tuples, both
-    directions), the same CandidateFact objects and the same ranking code
-    (kgtool's BM25Scorer through HopRetriever.rank), no persistence.
+(b) the floor: the same rows read with the plainest Cypher that returns them
+    (FLOOR_READ: the two MATCH patterns, no scope/perturbation/retraction
+    checks, no per-group counts, the same list-of-maps shape), and the same
+    written shape and size as (a)'s record (a step node with the same
+    properties, HAS_STEP from its run, one CANDIDATE link per ranked
+    candidate with the same properties, CHOSE, NEXT) written with plain
+    CREATEs, p and N_eff computed in Python (FLOOR_WRITE). Each is one
+    auto-commit statement, so the write waits for the transaction log to
+    reach the disk, as (a)'s does. No ranking: the floor's rows to write
+    are prepared untimed.
+(c) for reference, the same hop in memory: dict adjacency (entity id -> fact
+    tuples, both directions), the same CandidateFact objects and the same
+    ranking code, nothing persisted (what the Python side costs alone).
 
-(c) whole offline answers: --answers planted 4-hop chains (named entities
+(d) whole offline answers: --answers planted 4-hop chains (named entities
     linked by four relations from the label set, each entity with distractor
     facts, some of them with the chain's relations pointing the wrong way),
     asked as "What is the r4 of the r3 of the r2 of the r1 of <name>?" with
     `kg.answer(question, agents="offline")`, each question once, after a
-    warm-up on other chains (the first call loads MiniLM and the gazetteer).
+    warm-up on other chains (the first call loads MiniLM and the linker).
     Runs and traces are written as usual.
 
-Targets: hop p50 <= 2 ms at 1M facts and within 3x of the in-memory hop;
-offline answer p50 <= 50 ms for a 4-hop question, traces included.
+Targets (issue 15): hop p50 within 1.6x of the floor's p50 (read + durable
+write) of the same run; offline 4-hop answer p50 <= 40 ms at 1M facts,
+traces included. The load average is printed with the figures: the machine
+is shared, and a busy neighbour moves every figure.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -52,22 +66,68 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (  # noqa: E402
-    Latency, bench_graph, environment, log, memory_for, percentile, table, time_each, verdict,
+    Latency, bench_graph, environment, log, memory_for, percentile, table, verdict,
 )
 
-# Round-trip floors, for reading the hop figures, each one auto-commit statement:
-# the cheapest read; the cheapest write (its changes cancel out, so the commit
-# has nothing to make durable); and the cheapest durable write, one new node,
-# whose commit waits for the transaction log to reach the disk as every
-# recorded step's does.
-PROBE_READ = "RETURN 1"
-PROBE_WRITE = "CREATE (p:BenchProbe) DELETE p"
-PROBE_DURABLE = "CREATE (:BenchProbe)"
-PROBE_CLEAR = "MATCH (p:BenchProbe) DELETE p"
+# The floor a hop is held to: the same rows and the same written shape as
+# kgtool's hop, with the simplest Cypher that does it. The read returns the
+# entity's 1-hop facts, both directions, as one row with a list of maps (the
+# shape hop/candidates returns), without the scope, perturbation and
+# retraction checks or the per-group counts. The write is the hop's record
+# (a Step with its properties, HAS_STEP from the run, one CANDIDATE link per
+# ranked candidate with the same properties, CHOSE, NEXT) as plain CREATEs,
+# p and N_eff computed in Python beforehand. Both run in the same session as
+# kgtool's hop, as auto-commit statements (one round trip each, like
+# `Database.run_in`), so the write's commit waits for the transaction log on
+# disk as the hop's does. Labels of their own (FloorRun, FloorStep) keep them
+# out of kgtool's traces; FloorStep.id gets the same uniqueness constraint as
+# Step.id, since the NEXT link looks the previous step up by id.
+FLOOR_SCHEMA = (
+    "CREATE CONSTRAINT floor_step_id IF NOT EXISTS FOR (n:FloorStep) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT floor_run_id IF NOT EXISTS FOR (n:FloorRun) REQUIRE n.id IS UNIQUE",
+)
+FLOOR_READ = """
+MATCH (e:Entity {id: $entity_id})
+CALL (e) {
+  MATCH (e)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(t:Entity)
+  RETURN f, e AS h, t, 'out' AS direction
+  UNION ALL
+  MATCH (h:Entity)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(e)
+  RETURN f, h, e AS t, 'in' AS direction
+}
+RETURN e.id AS entity_id,
+       collect({fact_id: f.id, head_id: h.id, head: h.name, relation: f.relation, relation_key: f.relation_key,
+                relation_id: f.relation_id, tail_id: t.id, tail: t.name, evidence: f.evidence,
+                direction: direction}) AS facts
+"""
+FLOOR_RUN = "CREATE (:FloorRun {id: $run_id, question: $question, started_at: datetime()})"
+FLOOR_WRITE = """
+MATCH (run:FloorRun {id: $run_id})
+CREATE (s:FloorStep {id: $step.id, kind: $step.kind, hop: $step.hop, attempt: $step.attempt, query: $step.query,
+                     entity_id: $step.entity_id, entity: $step.entity, gamma: $step.gamma,
+                     answer_id: $step.answer_id, answer: $step.answer, generated: $step.generated,
+                     neff: $step.neff, state: $step.state, created_at: datetime()})
+CREATE (run)-[:HAS_STEP]->(s)
+WITH s
+CALL (s) {
+  UNWIND $step.candidates AS c
+  MATCH (f:Fact {id: c.id})
+  CREATE (s)-[:CANDIDATE {bm25: c.bm25, rank: c.rank, score: c.score, p: c.p, passes: c.passes,
+                          discarded: false}]->(f)
+}
+CALL (s) {
+  MATCH (f:Fact {id: $step.chosen_id})
+  CREATE (s)-[:CHOSE]->(f)
+}
+CALL (s) {
+  MATCH (prev:FloorStep {id: $step.prev_step_id})
+  CREATE (prev)-[:NEXT]->(s)
+}
+RETURN s.id AS step_id
+"""
 
-TARGET_HOP_P50_MS = 2.0
-TARGET_HOP_RATIO = 3.0
-TARGET_ANSWER_P50_MS = 50.0
+TARGET_HOP_RATIO = 1.6
+TARGET_ANSWER_P50_MS = 40.0
 HOPS_PER_RUN = 4
 WARMUP_HOPS = 4000
 WARMUP_ANSWERS = 20
@@ -297,57 +357,116 @@ def pick_targets(g: SyntheticGraph, adjacency, ids, count: int, seed: int) -> li
     return out
 
 
-def run_kgtool_hops(kg, targets: list[HopTarget]) -> tuple[Latency, dict[str, Latency], list[float]]:
-    """Timed kgtool hops; also the per-part timings and the N_eff values written."""
+def floor_step(row: dict, ranked, eps: float) -> dict:
+    """The floor's write parameters for one hop: kgtool's step row, p and N_eff done in Python."""
+    scores = [c.score for c in ranked]
+    zmin = min(scores, default=0.0)
+    total = sum(z - zmin + eps for z in scores)
+    p = [(z - zmin + eps) / total for z in scores] if scores else []
+    neff = 1.0 / sum(x * x for x in p) if p else None
+    step = {k: v for k, v in row.items() if k not in ("candidates", "chosen_kind")}
+    step["neff"] = neff
+    step["state"] = "resolved" if neff is not None and neff <= row["gamma"] + 0.001 else "unresolved"
+    step["candidates"] = [{"id": c.fact_id, "bm25": c.scores.get("bm25"), "rank": c.rank, "score": c.score,
+                           "p": pc, "passes": True} for c, pc in zip(ranked, p)]
+    return step
+
+
+@dataclass
+class HopTimes:
+    """Per-hop samples of kgtool's hop and of the floor, taken interleaved."""
+
+    total: Latency
+    parts: dict[str, Latency]  # read, rank, write
+    floor: Latency
+    floor_parts: dict[str, Latency]  # read, write
+    neffs: list[float]
+    rows: int  # candidate rows read, summed over the hops: kgtool's and the floor's must agree
+    floor_rows: int
+
+
+def run_hops(kg, targets: list[HopTarget]) -> HopTimes:
+    """kgtool's hop and the floor's on the same entities in one session, alternating which goes first.
+
+    The floor writes what kgtool's hop writes, so its step rows (the ranked
+    top 3 and the choice) are prepared in an untimed pass first.
+    """
     from kgtool.core.scope import Scope
-    from kgtool.reason.trace import TraceRecorder, candidate_row
+    from kgtool.reason.trace import EPS, TraceRecorder, candidate_row, new_id
     from kgtool.retrieve.hop import HopRetriever
 
     retriever = HopRetriever(kg.db)
     scope = Scope()
     total, parts = [], {"read": [], "rank": [], "write": []}
+    floor, floor_parts = [], {"read": [], "write": []}
     neffs = []
+    rows = floor_rows = 0
     with kg.db.session() as session:
+        for text in FLOOR_SCHEMA:
+            session.run(text).consume()
         trace = TraceRecorder(kg.db, session)
-        prev = None
+
+        def step_row(i: int, t: HopTarget, ranked, prev: str | None) -> dict:
+            chosen = ranked[0] if ranked else None
+            answer_id, answer = chosen.answer_from(t.entity_id) if chosen else (None, None)
+            return trace.step_row(hop=i % HOPS_PER_RUN + 1, query=t.query, entity_id=t.entity_id, entity=t.name,
+                                  gamma=1.5, prev_step_id=prev, candidates=[candidate_row(c) for c in ranked],
+                                  chosen=chosen, answer_id=answer_id, answer=answer)
+
+        floor_steps = []
         for i, t in enumerate(targets):
-            if i % HOPS_PER_RUN == 0:
-                trace.start_run(t.query, "bench-hop", "none", scope, {"bench": "hop_latency"}, {})
-                prev = None
+            ranked = retriever.rank(t.query, retriever.pool(session, t.entity_id, scope), 3)
+            floor_steps.append(floor_step(step_row(i, t, ranked, None), ranked, EPS))
+            floor_steps[-1]["id"] = new_id("floor")
+
+        def kgtool_hop(i: int, t: HopTarget, prev: str | None) -> tuple[str, int]:
             t0 = time.perf_counter()
             pool = retriever.pool(session, t.entity_id, scope)
             t1 = time.perf_counter()
             ranked = retriever.rank(t.query, pool, 3)
             t2 = time.perf_counter()
-            chosen = ranked[0] if ranked else None
-            answer_id, answer = chosen.answer_from(t.entity_id) if chosen else (None, None)
-            row = trace.step_row(
-                hop=i % HOPS_PER_RUN + 1, query=t.query, entity_id=t.entity_id, entity=t.name, gamma=1.5,
-                prev_step_id=prev, candidates=[candidate_row(c) for c in ranked], chosen=chosen,
-                answer_id=answer_id, answer=answer)
-            record = trace.record_steps([row])[0]
+            record = trace.record_steps([step_row(i, t, ranked, prev)])[0]
             t3 = time.perf_counter()
-            prev = record.step_id
             total.append((t3 - t0) * 1000)
             parts["read"].append((t1 - t0) * 1000)
             parts["rank"].append((t2 - t1) * 1000)
             parts["write"].append((t3 - t2) * 1000)
             if record.neff is not None:
                 neffs.append(record.neff)
-    return Latency(total), {k: Latency(v) for k, v in parts.items()}, neffs
+            return record.step_id, len(pool)
 
+        def floor_hop(t: HopTarget, step: dict, run_id: str) -> int:
+            t0 = time.perf_counter()
+            result = session.run(FLOOR_READ, entity_id=t.entity_id)
+            keys = result.keys()
+            got = [dict(zip(keys, record)) for record in result]
+            t1 = time.perf_counter()
+            session.run(FLOOR_WRITE, run_id=run_id, step=step).consume()
+            t2 = time.perf_counter()
+            floor.append((t2 - t0) * 1000)
+            floor_parts["read"].append((t1 - t0) * 1000)
+            floor_parts["write"].append((t2 - t1) * 1000)
+            return len(got[0]["facts"]) if got else 0
 
-def run_floors(kg, count: int) -> dict[str, Latency]:
-    """One auto-commit round trip each: a trivial read, a trivial write, a durable one-node write."""
-    out = {}
-    with kg.db.session() as session:
-        for label, text in (("read", PROBE_READ), ("write", PROBE_WRITE), ("durable", PROBE_DURABLE)):
-            def once(_):
-                session.run(text).consume()
-            time_each(range(50), once)
-            out[label] = time_each(range(count), once)
-        session.run(PROBE_CLEAR).consume()
-    return out
+        prev = floor_run = None
+        for i, t in enumerate(targets):
+            if i % HOPS_PER_RUN == 0:  # new runs, untimed, as a method opens one per question
+                trace.start_run(t.query, "bench-hop", "none", scope, {"bench": "hop_latency"}, {})
+                floor_run = new_id("floorrun")
+                session.run(FLOOR_RUN, run_id=floor_run, question=t.query).consume()
+                prev = None
+            step = floor_steps[i]
+            step["prev_step_id"] = floor_steps[i - 1]["id"] if i % HOPS_PER_RUN else None
+            if i % 2 == 0:
+                prev, n = kgtool_hop(i, t, prev)
+                m = floor_hop(t, step, floor_run)
+            else:
+                m = floor_hop(t, step, floor_run)
+                prev, n = kgtool_hop(i, t, prev)
+            rows += n
+            floor_rows += m
+    return HopTimes(Latency(total), {k: Latency(v) for k, v in parts.items()}, Latency(floor),
+                    {k: Latency(v) for k, v in floor_parts.items()}, neffs, rows, floor_rows)
 
 
 def run_memory_hops(adjacency, targets: list[HopTarget]) -> Latency:
@@ -393,16 +512,17 @@ class SizeResult:
     facts: int
     entities: int
     load_s: float
-    kg_hop: Latency
-    parts: dict[str, Latency]
+    hops: HopTimes
     mem_hop: Latency
     degrees: list[int]
-    neffs: list[float]
-    floors: dict[str, Latency]
     answer: Latency | None = None
     answer_correct: int = 0
     answer_warm_s: float = 0.0
     answer_wrong: list[str] | None = None
+
+    @property
+    def ratio(self) -> float:
+        return self.hops.total.p50 / self.hops.floor.p50
 
 
 def bench_size(size: int, args, with_answers: bool) -> SizeResult:
@@ -422,12 +542,13 @@ def bench_size(size: int, args, with_answers: bool) -> SizeResult:
         warm, measured = targets[:WARMUP_HOPS], targets[WARMUP_HOPS:]
         run_memory_hops(adjacency, warm)
         mem = run_memory_hops(adjacency, measured)
-        run_kgtool_hops(kg, warm)
-        kg_lat, parts, neffs = run_kgtool_hops(kg, measured)
-        floors = run_floors(kg, args.hops)
-        log(f"N={size:,}: hop p50 {kg_lat.p50:.2f} ms (in memory {mem.p50:.3f} ms)")
-        result = SizeResult(size, g.n_facts, len(g.names), load_s, kg_lat, parts, mem,
-                            [t.degree for t in measured], neffs, floors)
+        run_hops(kg, warm)
+        hops = run_hops(kg, measured)
+        if hops.rows != hops.floor_rows:
+            raise SystemExit(f"the floor read {hops.floor_rows} rows where the hop read {hops.rows}: not the same read")
+        log(f"N={size:,}: hop p50 {hops.total.p50:.2f} ms, floor p50 {hops.floor.p50:.2f} ms "
+            f"({hops.total.p50 / hops.floor.p50:.2f}x; in memory {mem.p50:.3f} ms)")
+        result = SizeResult(size, g.n_facts, len(g.names), load_s, hops, mem, [t.degree for t in measured])
         if with_answers:
             lat, correct, warm_s, wrong = run_answers(kg, g)
             result.answer, result.answer_correct, result.answer_warm_s, result.answer_wrong = lat, correct, warm_s, wrong
@@ -437,21 +558,26 @@ def bench_size(size: int, args, with_answers: bool) -> SizeResult:
 
 def report(results: list[SizeResult]) -> None:
     print(f"\n{environment()}")
+    print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("\nSynthetic graphs, loaded with kgtool.ingest.load (rows_for_base_facts + write_rows)")
     print(table(["facts", "entities", "load s", "facts/s"],
                 [(f"{r.facts:,}", r.entities, r.load_s, r.facts / r.load_s) for r in results]))
-    print("\nHop latency (ms): kgtool hop = hop/candidates read + BM25 top-3 + hop/record_step write (N_eff)")
+    print("\nHop latency (ms), interleaved on the same entities and session:\n"
+          "  kgtool = hop/candidates read + BM25 top-3 + hop/record_step write (p, N_eff in Cypher);\n"
+          "  floor  = the same rows read with the plainest MATCH + the same Step/CANDIDATE/CHOSE/NEXT shape\n"
+          "           written with plain CREATEs (one durable auto-commit each)")
     rows = []
     for r in results:
-        rows.append((f"{r.facts:,}", r.kg_hop.p50, r.kg_hop.p95, r.mem_hop.p50, r.mem_hop.p95,
-                     r.kg_hop.p50 / r.mem_hop.p50, r.kg_hop.p95 / r.mem_hop.p95,
-                     r.parts["read"].p50, r.parts["rank"].p50, r.parts["write"].p50,
+        h = r.hops
+        rows.append((f"{r.facts:,}", h.total.p50, h.total.p95, h.floor.p50, h.floor.p95,
+                     r.ratio, h.total.p95 / h.floor.p95,
+                     h.parts["read"].p50, h.floor_parts["read"].p50, h.parts["rank"].p50,
+                     h.parts["write"].p50, h.floor_parts["write"].p50,
                      f"{percentile(r.degrees, 50):.0f}/{percentile(r.degrees, 95):.0f}/{max(r.degrees):,}"))
-    print(table(["facts", "kgtool p50", "kgtool p95", "memory p50", "memory p95", "p50 ratio", "p95 ratio",
-                 "read p50", "rank p50", "write p50", "pool p50/p95/max"], rows))
-    print("  floors on the same server, one auto-commit statement each (p50 ms): "
-          + "; ".join(f"{r.facts:,} facts: read {r.floors['read'].p50:.2f}, no-op write {r.floors['write'].p50:.2f}, "
-                      f"durable one-node write {r.floors['durable'].p50:.2f}" for r in results))
+    print(table(["facts", "kgtool p50", "kgtool p95", "floor p50", "floor p95", "p50 ratio", "p95 ratio",
+                 "read p50", "floor read", "rank p50", "write p50", "floor write", "pool p50/p95/max"], rows))
+    print("  in memory (dict adjacency + the same BM25 ranking, nothing persisted), p50 ms: "
+          + "; ".join(f"{r.facts:,} facts: {r.mem_hop.p50:.3f}" for r in results))
 
     answered = [r for r in results if r.answer is not None]
     if answered:
@@ -464,17 +590,13 @@ def report(results: list[SizeResult]) -> None:
                 print(f"  wrong at {r.facts:,}: {line}")
 
     print("\nTargets")
-    largest = max(results, key=lambda r: r.size)
-    scale = "1M" if largest.size >= 1_000_000 else f"{largest.facts:,} (largest size run; the target is at 1M)"
-    print(f"  hop p50 at {scale}: {largest.kg_hop.p50:.2f} ms vs <= {TARGET_HOP_P50_MS} ms: "
-          f"{verdict(largest.kg_hop.p50 <= TARGET_HOP_P50_MS)}")
     for r in results:
-        ratio = r.kg_hop.p50 / r.mem_hop.p50
-        print(f"  hop p50 vs in-memory at {r.facts:,}: {ratio:.1f}x vs <= {TARGET_HOP_RATIO:.0f}x: "
-              f"{verdict(ratio <= TARGET_HOP_RATIO)}")
+        print(f"  hop p50 vs the read + durable-write floor at {r.facts:,}: {r.hops.total.p50:.2f} / "
+              f"{r.hops.floor.p50:.2f} ms = {r.ratio:.2f}x vs <= {TARGET_HOP_RATIO}x: {verdict(r.ratio <= TARGET_HOP_RATIO)}")
     for r in answered:
-        print(f"  offline 4-hop answer p50 at {r.facts:,}: {r.answer.p50:.1f} ms vs <= {TARGET_ANSWER_P50_MS:.0f} ms: "
-              f"{verdict(r.answer.p50 <= TARGET_ANSWER_P50_MS)}")
+        scale = "" if r.size >= 1_000_000 else " (the target is at 1M)"
+        print(f"  offline 4-hop answer p50 at {r.facts:,}{scale}: {r.answer.p50:.1f} ms vs <= "
+              f"{TARGET_ANSWER_P50_MS:.0f} ms: {verdict(r.answer.p50 <= TARGET_ANSWER_P50_MS)}")
 
 
 def main(argv: list[str] | None = None) -> int:

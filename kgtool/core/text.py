@@ -212,6 +212,7 @@ def words(text: str | None, *, drop_stopwords: bool = True) -> list[str]:
     return found
 
 
+@lru_cache(maxsize=1 << 16)
 def normalise_label(label: str) -> str:
     """A relation label or phrase folded, with its whitespace collapsed."""
     return re.sub(r"\s+", " ", fold(label)).strip()

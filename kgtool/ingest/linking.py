@@ -456,8 +456,11 @@ class GraphLinker:
         missing = [k for k in keys if k not in out]
         if missing:
             found: dict[str, list[tuple[str, str, bool]]] = {k: [] for k in missing}
+            names: dict[str, str] = {}
             for row in self.db.read("link/lookup", keys=missing):
                 found[row["key"]].append((row["id"], row["surface"], bool(row["primary"])))
+                if row["name"] is not None:
+                    names[row["id"]] = row["name"]
             for rows in found.values():
                 rows.sort()  # entity id order: the same choice in every process
             out.update(found)
@@ -465,6 +468,10 @@ class GraphLinker:
                 if len(self._rows) > _CACHE_MAX:
                     self._rows = {}
                 self._rows.update(found)
+                # what entity_names would read for the entities just linked
+                if len(self._names) > _CACHE_MAX:
+                    self._names = {}
+                self._names.update(names)
         return out
 
     def link(self, mention: str) -> str | None:

@@ -65,11 +65,20 @@ class TraceRecorder:
         return self.db.run_in(self.session, name, **params)
 
     def start_run(self, question: str, method: str, agents: str, scope, settings: dict, config: dict) -> str:
-        self.run_id = new_id("run")
-        self._run("trace/start_run", run_id=self.run_id, question_id=question_id(question), question=question,
-                  method=method, agents=agents, scope=scope.label(), perturbation=scope.perturbation,
-                  settings=json.dumps(settings, default=str), config=json.dumps(config, default=str))
+        self._run("trace/start_run", **self.run_params(question, method, agents, scope, settings, config))
         return self.run_id
+
+    def run_params(self, question: str, method: str, agents: str, scope, settings: dict, config: dict) -> dict:
+        """A new run id for this recorder and the `trace/start_run` parameters that open it.
+
+        For a caller that writes the Run elsewhere (the runner opens it in a
+        session of its own while the method starts); nothing of this run may
+        be written before that write has committed.
+        """
+        self.run_id = new_id("run")
+        return {"run_id": self.run_id, "question_id": question_id(question), "question": question, "method": method,
+                "agents": agents, "scope": scope.label(), "perturbation": scope.perturbation,
+                "settings": json.dumps(settings, default=str), "config": json.dumps(config, default=str)}
 
     @staticmethod
     def step_row(*, hop: int, query: str, candidates: Sequence[dict], gamma: float, kind: str = "hop",

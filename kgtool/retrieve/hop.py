@@ -42,7 +42,13 @@ def read_pools(db: Database, session, entity_ids: Sequence[str], scope: Scope,
     cut: set[str] = set()
     for row in rows:
         facts = row["facts"]
-        pools[row["entity_id"]] = [candidate_from_row(f) for f in facts]
+        # every field is present in these rows, so the constructor is called directly: a planner's
+        # beam read brings a thousand facts per answer, and candidate_from_row's fallbacks show
+        pools[row["entity_id"]] = [
+            CandidateFact(f["fact_id"], f["head_id"], f["head"], f["relation"], f["tail_id"], f["tail"],
+                          f["evidence"] or "", f["relation_id"] or f["relation_key"], f["direction"])
+            for f in facts
+        ]
         if per_group is not None and any(f["group_size"] > per_group for f in facts):
             cut.add(row["entity_id"])
     return pools, cut

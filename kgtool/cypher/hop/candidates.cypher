@@ -18,24 +18,28 @@
 // group_size is the group's full size, so the caller knows when a pool was cut.
 // One row per entity (entities without facts have none), its facts as a list:
 // the driver decodes one list of maps much faster than as many records.
+// The other end of a fact (and its name) is read only for the facts kept: a hub's
+// thousands of facts in a group cost the scope check and the count, not the walk
+// to each neighbour. A fact has one subject and one object, so the facts keep the
+// order of the first walk and the same ones are kept as when both ends were read first.
 // params: $entity_ids, $per_group, $cases, $batches, $perturbation
 // returns: entity_id, facts (list of {group_size, fact_id, head_id, head, relation, relation_key,
 //   relation_id, tail_id, tail, evidence, direction})
 UNWIND $entity_ids AS entity_id
 MATCH (e:Entity {id: entity_id})
 CALL (e) {
-  MATCH (e)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(t:Entity)
-  RETURN f, e AS h, t, 'out' AS direction
+  MATCH (e)-[:SUBJECT_OF]->(f:Fact)
+  RETURN f, 'out' AS direction
   UNION ALL
-  MATCH (h:Entity)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(e)
-  RETURN f, h, e AS t, 'in' AS direction
+  MATCH (e)<-[:OBJECT]-(f:Fact)
+  RETURN f, 'in' AS direction
 }
-WITH e, f, h, t, direction
+WITH e, f, direction, f.status AS status
 WHERE CASE
-  WHEN f.status = 'retracted' THEN false
+  WHEN status = 'retracted' THEN false
   WHEN $perturbation IS NOT NULL AND f.perturbation = $perturbation THEN true
   WHEN $perturbation IS NOT NULL AND EXISTS { MATCH (:Perturbation {id: $perturbation})-[:HIDES]->(f) } THEN false
-  WHEN $cases IS NULL AND $batches IS NULL THEN f.status = 'active'
+  WHEN $cases IS NULL AND $batches IS NULL THEN status = 'active'
   ELSE EXISTS {
          MATCH (ed:Edit)-[:ASSERTS]->(f)
          WHERE ($cases IS NULL OR ed.case_id IN $cases) AND ($batches IS NULL OR ed.batch IN $batches)
@@ -49,11 +53,19 @@ WHERE CASE
          WHERE ($cases IS NULL OR ed.case_id IN $cases) AND ($batches IS NULL OR ed.batch IN $batches)
        })
   END
-WITH e, f.relation_key AS key, direction, collect([f, h, t]) AS facts
+WITH e, f.relation_key AS key, direction, collect(f) AS facts
 WITH e, direction, size(facts) AS group_size,
      CASE WHEN $per_group IS NULL THEN facts ELSE facts[..$per_group] END AS kept
-UNWIND kept AS fht
-WITH e, direction, group_size, fht[0] AS f, fht[1] AS h, fht[2] AS t
+UNWIND kept AS f
+CALL (e, f, direction) {
+  WITH e, f, direction WHERE direction = 'out'
+  MATCH (f)-[:OBJECT]->(t:Entity)
+  RETURN e AS h, t
+  UNION ALL
+  WITH e, f, direction WHERE direction = 'in'
+  MATCH (h:Entity)-[:SUBJECT_OF]->(f)
+  RETURN h, e AS t
+}
 RETURN e.id AS entity_id,
        collect({group_size: group_size, fact_id: f.id, head_id: h.id, head: h.name, relation: f.relation,
                 relation_key: f.relation_key, relation_id: f.relation_id, tail_id: t.id, tail: t.name,

@@ -101,8 +101,16 @@ class _Profiles:
         self.graph = graph
         self.matcher = matcher
         self._phrases: dict[str, list[str]] = {}  # the graph is asked once per relation
+        # a planner asks for a profile per candidate fact (~1,000 an answer), of a few dozen relations
+        self._built: dict[tuple[str, str], RelationProfile] = {}
 
     def of(self, key: str, label: str = "") -> RelationProfile:
+        built = self._built.get((key, label))
+        if built is None:
+            built = self._built[(key, label)] = self._build(key, label)
+        return built
+
+    def _build(self, key: str, label: str) -> RelationProfile:
         phrases: list[str] = []
         if self.graph is not None:
             if key not in self._phrases:
