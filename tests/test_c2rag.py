@@ -186,3 +186,16 @@ def test_trace_show_html_and_analyst_queries_show_constraints(ambiguous_kg, neo4
     assert "Vancouver" in recovered["passage_text"]
     sources = {r["state"]: r["constraints"] for r in outputs["constraint_sources"] if r["method"] == "c2rag"}
     assert sources == {"recovered": 4, "resolved": 1}
+
+
+def test_clause_extractor_keeps_only_gaps_with_a_predicate():
+    from kgtool.ingest.doc_extract import ClauseExtractor, MentionExtractor
+
+    text = "Ada Rook, a friend of Ben Sallow, was born in Vesta. Grey Harbour is a short film directed by Ada Rook."
+    mentions = {(t.head, t.relation, t.tail) for t in MentionExtractor().extract_passage("Ada Rook", text).triples}
+    clauses = {(t.head, t.relation, t.tail) for t in ClauseExtractor().extract_passage("Ada Rook", text).triples}
+    assert ("Ada Rook", "a friend of", "Ben Sallow") in mentions
+    # no verb joins Ada Rook and Ben Sallow; a predicate starts at its first verb-like word
+    assert not any(t[2] == "Ben Sallow" for t in clauses)
+    assert ("Ada Rook", "was born in", "Vesta") in clauses
+    assert ("Grey Harbour", "is a short film directed by", "Ada Rook") in clauses

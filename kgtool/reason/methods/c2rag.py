@@ -16,8 +16,11 @@ The protocol of the C2RAG paper (sections 3.2-3.4):
    it to, union when that is empty). Unresolved: textual recovery, a step whose
    candidates are passages, and the reader's answer from them binds it.
 4. Constraints with two unknowns wait until one end is bound.
-5. The answer is the target placeholder's binding (offline), or the reader's
-   answer over the constraint-aligned evidence blocks (llm).
+5. The answer is the reader's over the constraint-aligned evidence blocks (llm),
+   or the target placeholder's binding when the offline reader accepts it. When
+   the reader gives none (no binding, or one that is not an answer of the asked
+   shape), the answer itself is recovered from text: the question asked of the
+   chain's last binding, recorded as one more recovery step.
 
 Every state change of a constraint (anchors, N_eff, induced set, binding, the
 steps that checked it) is written to its node as it happens.
@@ -274,7 +277,7 @@ class C2Rag:
             cand.rank = rank
         return top
 
-    def _recover(self, ctx: RunContext, question: str, c: Constraint, text: str, hop: HopState,
+    def _recover(self, ctx: RunContext, question: str, c: Constraint, text: str, hop: HopState | None,
                  anchors: list[Value], names: dict, reader):
         """Textual recovery: passages for the constraint, reranked, top K_t, recorded; the reader's answer."""
         known = [a.name for a in anchors[:1]] or [t for t in (c.head, c.tail) if not is_variable(t)]
@@ -297,20 +300,46 @@ class C2Rag:
         chosen = next((h for h, _ in top if h.passage_id == passage_id), None)
         rows = [candidate_row(h, score=zi, extra_scores={self._rerank.name: zi}) for h, zi in top]
         pending: list[dict] = []
+        entity_id = hop.entity_id if hop is not None else (anchors[0].entity_id if anchors else None)
+        entity = hop.entity if hop is not None else (anchors[0].name if anchors else "")
         row = TraceRecorder.step_row(hop=c.index + 1, kind="recovery", attempt=1, query=text, candidates=rows,
-                                     gamma=self.gamma, entity_id=hop.entity_id, entity=hop.entity,
+                                     gamma=self.gamma, entity_id=entity_id, entity=entity,
                                      chosen=chosen if answer else None, answer_id=answer_id, answer=answer)
         pending.append(row)
-        rhop = HopState(row["id"], c.index + 1, text, hop.entity_id, hop.entity, None, answer_id, answer)
+        rhop = HopState(row["id"], c.index + 1, text, entity_id, entity, None, answer_id, answer)
         steps.record(ctx, pending, [rhop])
-        ctx.db.run_in(ctx.session, "c2rag/link_recovery", old_step_id=hop.step_id, new_step_id=rhop.step_id,
-                      kind="fallback", reason=f"N_eff={_fmt(hop.neff)} > gamma={self.gamma}: textual recovery")
+        if hop is not None:
+            ctx.db.run_in(ctx.session, "c2rag/link_recovery", old_step_id=hop.step_id, new_step_id=rhop.step_id,
+                          kind="fallback", reason=f"N_eff={_fmt(hop.neff)} > gamma={self.gamma}: textual recovery")
         evidence = [h.text for h, _ in top]
         if not answer:
             return rhop, None, evidence
         key = answer_id or "text:" + normalize(answer)
         name = ctx.kg.catalog.entity_name(answer_id) if answer_id else answer
         return rhop, Value(key, name, 1.0, answer_id), evidence
+
+    def _recover_answer(self, ctx: RunContext, question: str, plan: ConstraintPlan, groundings: list[Grounding],
+                        bindings: dict, best: Value | None, names: dict, reader, last: HopState | None):
+        """Textual recovery of the answer itself: the question asked of the chain's last binding.
+
+        Recorded as a recovery step after the chain's last step (linked to it as a fallback)."""
+        anchor = best or next((max(bindings[g.variable].values(), key=lambda v: v.weight)
+                               for g in reversed(groundings) if g.variable and bindings.get(g.variable)), None)
+        topic = anchor.name if anchor else next(
+            (t for c in plan.constraints for t in (c.head, c.tail) if not is_variable(t)), None)
+        if not topic:
+            return None
+        types = next((dict(c.types) for c in plan.constraints if plan.target and plan.target in c.types), {})
+        kind = types.get(plan.target) if plan.target else None
+        c = Constraint(len(plan.constraints), topic, question, "?answer", [question],
+                       {"?answer": kind} if kind else {})
+        anchors = ([anchor] if anchor and anchor.entity_id else []) or self._match(ctx, topic)[:1]
+        recovered = self._recover(ctx, question, c, linearize(c, names), last, anchors or [Value("", topic, 1.0)],
+                                  names, reader)
+        if recovered is None:
+            return None
+        rhop, value, _evidence = recovered
+        return rhop, value
 
     # ---------------------------------------------------------------- binding
     def _bind(self, ctx: RunContext, batch: list[Grounding], bindings: dict, done: dict) -> None:
@@ -378,8 +407,19 @@ class C2Rag:
             blocks.append(Block(linearize(g.constraint, names), g.state, vals[0].name if vals else None,
                                 [e for e in g.evidence if e]))
         answer = reader.answer(question, blocks, best.name if best else None)
-        answer_id = best.entity_id if best and answer == best.name else (ctx.link(answer) if answer else None)
         chain = [g.hop for g in groundings if g.hop is not None]
+        if not answer:
+            # the reader found no answer of the asked shape in the bound chain (an unbound target, or a binding
+            # that is a text fragment or a name where a date is asked): recover it from text, anchored on
+            # what the chain did bind
+            recovered = self._recover_answer(ctx, question, plan, groundings, bindings, best, names, reader,
+                                             chain[-1] if chain else None)
+            if recovered is not None and recovered[1] is not None:
+                rhop = recovered[0]
+                chain.append(rhop)
+                # the reader's own wording of the answer, not the name of the entity it links to
+                answer = rhop.answer
+        answer_id = best.entity_id if best and answer == best.name else (ctx.link(answer) if answer else None)
         problems = [g for g in groundings if g.state not in ("resolved", "recovered")]
         status = "no_answer" if not answer else ("unverified" if problems else "answered")
         last = chain[-1].step_id if chain else None

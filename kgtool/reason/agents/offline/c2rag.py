@@ -15,19 +15,38 @@ constraint and question the candidate's text shares. The cross-encoder
 (bge-reranker-v2-m3) replaces it where FlagEmbedding and the model are
 available (kgtool.reason.agents.offline.c2rag_rerank).
 
+A yes/no or choice question ("Are A and B both ...?", "Which came first, A or
+B?") is planned as one constraint per compared entity instead of a chain; the
+target placeholder of a chain is typed by the question's form (date, year,
+number, person, place; kgtool.reason.agents.offline.answer_form).
+
 Reader: textual recovery reads the answer off the recovered passages with
-kgtool.reason.agents.offline.c2rag_spans; the final answer is the target
-placeholder's binding.
+kgtool.reason.agents.offline.c2rag_spans, looking for spans of the unknown's
+type. The final answer is the target placeholder's binding when it has the
+asked shape, is not a text fragment, and the chain's evidence ranks it among
+its best spans for the question; otherwise the reader declines and the method
+recovers the answer from text. Compared questions are answered from their
+blocks' evidence (kgtool.reason.agents.offline.c2rag_compare).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
-from kgtool.core.text import normalise_label, words
+from kgtool.core.text import normalise_label, normalize, words
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block, Constraint, ConstraintPlan
+from kgtool.reason.agents.offline.answer_form import (
+    AnswerForm,
+    answer_form,
+    fits,
+    shape_answer,
+    span_shape,
+)
+from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.agents.offline.common import relation_key
 
@@ -45,6 +64,52 @@ class OfflineConstraintPlanner:
         self.ctx = ctx
 
     def plan(self, question: str, variants: int = 3) -> ConstraintPlan:
+        form = answer_form(question)
+        if form.kind in ("yesno", "choice"):
+            compared = self._compared(question, form)
+            if compared is not None:
+                return compared
+        plan = self._chain(question, variants)
+        # the answer's placeholder is typed by the question's form, so the reader looks for that kind of span
+        for c in plan.constraints:
+            if plan.target in c.variables and form.kind in ("date", "year", "number", "person", "place"):
+                c.types.setdefault(plan.target, form.kind)
+        return plan
+
+    def _compared(self, question: str, form: AnswerForm) -> ConstraintPlan | None:
+        """One constraint per compared entity: (entity, what the question says of it, ?v_i).
+
+        A yes/no or choice question is answered by comparing what holds of each entity it names, not by
+        following a chain; None when it names fewer than two.
+        """
+        names = list(form.options) if form.kind == "choice" else self._named(question)
+        if len(names) < 2:
+            return None
+        name_words = {w for n in names for w in words(n)}
+        asked = " ".join(w for w in words(question) if w not in name_words) or question
+        constraints = [Constraint(i, n, asked, f"?v{i + 1}", [asked], {f"?v{i + 1}": "compared"})
+                       for i, n in enumerate(names)]
+        return ConstraintPlan(constraints, None)
+
+    def _named(self, question: str) -> list[str]:
+        """The names a question mentions, longest first where they overlap, in question order."""
+        spans = [(s, e) for s, e, _eid, _surface in self.ctx.kg.catalog.link_mentions(question)]
+        spans += [(s, e) for s, e in _caps_spans(question)]
+        opener = len(question) - len(question.lstrip()) + len(question.split()[0]) if question.split() else 0
+        spans = [(max(s, opener + 1) if s < opener else s, e) for s, e in spans if e > opener + 1]
+        spans.sort(key=lambda t: (t[0], -(t[1] - t[0])))
+        picked, end = [], -1
+        for s, e in spans:
+            if s >= end and question[s:e].strip():
+                picked.append((s, e))
+                end = max(end, e)
+        # "A and B": the compared pair is the two names joined by "and", when the question names more
+        for (s1, e1), (s2, e2) in pairwise(picked):
+            if question[e1:s2].strip(" ,") in ("and", "&"):
+                return [question[s1:e1].strip(), question[s2:e2].strip()]
+        return list(dict.fromkeys(question[s:e].strip() for s, e in picked))
+
+    def _chain(self, question: str, variants: int) -> ConstraintPlan:
         ctx = self.ctx
         base = ctx.agents.planner.plan(question)
         catalog = ctx.kg.catalog
@@ -133,10 +198,74 @@ class OfflineReader:
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
         spans = rank_spans(passages, asked=constraint.variants or [constraint.relation], known=known,
                            question=f"{constraint.relation} {question}", link_mentions=kg.catalog.link_mentions,
-                           matcher=kg.matcher, weights=weights)
+                           matcher=kg.matcher, weights=weights, form=_unknown_form(constraint, constraint_text))
         if not spans or spans[0].score <= 0:
             return None, None
         return spans[0].text, spans[0].passage_id
 
     def answer(self, question: str, blocks: Sequence[Block], target_binding: str | None) -> str | None:
-        return target_binding
+        """The target's binding when it has the shape the question asks for and the chain's evidence reads
+        it as an answer to the question; a compared question is answered from its blocks' evidence.
+
+        None otherwise, so the method recovers the answer from text: a binding of the wrong shape (a name
+        for "when"), a text fragment the mentions extractor made a node of, or one that no evidence
+        sentence puts forward for the question is a bridge at best, not the answer.
+        """
+        form = answer_form(question)
+        if form.kind in ("yesno", "choice"):
+            return compare_answer(question, form, blocks)
+        if not target_binding or _fragment(target_binding):
+            return None
+        # a graph entity may be a common noun ("piano"); a person, place, date or number has its own shape
+        if not fits(target_binding, form) and not (form.kind == "entity" and span_shape(target_binding) == "words"):
+            return None
+        texts = list(dict.fromkeys(e for b in blocks for e in b.evidence if e))
+        # only evidence that writes the binding can say whether it answers the question
+        if any(normalize(target_binding) in normalize(t) for t in texts):
+            hits = [PassageHit(f"evidence:{i}", "", t) for i, t in enumerate(texts)]
+            # the chain's other bindings are its bridges: they compete with the answer in the same sentences
+            bridges = [b.binding for b in blocks if b.binding and normalize(b.binding) != normalize(target_binding)]
+            spans = rank_spans(hits, asked=[question], known=bridges, question=question,
+                               link_mentions=self.ctx.kg.catalog.link_mentions, matcher=self.ctx.kg.matcher,
+                               weights=[1.0] * len(hits), form=form)
+            said = {normalize(sp.text) for sp in spans[:_SUPPORT_TOP]}
+            if normalize(shape_answer(target_binding, form)) not in said:
+                return None
+        return shape_answer(target_binding, form)
+
+
+# how far down the evidence's span ranking the binding may sit and still be what the evidence answers
+_SUPPORT_TOP = 3
+
+
+def _unknown_form(constraint: Constraint, constraint_text: str) -> AnswerForm:
+    """The form of the constraint's unknown: its placeholder's type when the plan typed it, else a name."""
+    for var in constraint.variables:
+        kind = constraint.types.get(var)
+        if var in constraint_text and kind in ("date", "year", "number", "person", "place"):
+            return AnswerForm(kind)
+    return AnswerForm("entity")
+
+
+def _fragment(name: str) -> bool:
+    """A graph binding that is a piece of text rather than a name: one capitalised word the mentions
+    extractor took from a sentence opening or an adjective ("Regarded", "New York-based")."""
+    toks = name.split()
+    if name.lower().endswith(("-based", "-born", "-speaking")):
+        return True
+    return len(toks) == 1 and (name.lower().endswith(("ed", "ing", "ly")) or name.isalpha() and len(name) <= 3
+                               and not name.isupper())
+
+
+_CAPS_NAME = re.compile(r"(?:[A-Z][\w'’\-.]*)(?:\s+(?:of|the|de|[A-Z][\w'’\-.]*))*")
+
+
+def _caps_spans(text: str) -> list[tuple[int, int]]:
+    out = []
+    for m in _CAPS_NAME.finditer(text):
+        toks = m.group().split()
+        while toks and toks[-1] in ("of", "the", "de"):
+            toks.pop()
+        if toks:
+            out.append((m.start(), m.start() + len(" ".join(toks))))
+    return out

@@ -1,12 +1,18 @@
 """Answer spans in passages, for readers that have no LLM.
 
-A candidate is an entity the gazetteer links in a passage, the passage's own
-title, or (when nothing links) a capitalised run of words, a year/date or a
-number. `rank_spans` scores each candidate by how well the sentence it sits in
-says what is asked (relation phrasings matched by the offline matcher), by
-whether that sentence also names what is already known (the anchor), and by
-the passage's own rank; names the question or the anchor already use are
-never answers.
+Candidates follow the answer type the question asks for (kgtool.reason.agents
+.offline.answer_form): dates for "when / what year", numbers for "how many",
+names (entities the gazetteer links, widened to the whole capitalised name
+around them, and capitalised runs) otherwise; a span of another shape is never
+an answer ("1986" does not answer "Who directed ...?"). For a choice question
+only its options are candidates. `rank_spans` scores each candidate by how
+well its sentence says what is asked (relation phrasings matched by the
+offline matcher), by whether that sentence also names what is already known
+(the anchor), by the question words it shares, and by the passage's rank; a
+name that looks like a person (for "who") or follows a place preposition (for
+"where") is preferred. Names the question or the anchor already use, and
+one-word capitalised fragments that only open a sentence ("Regarded", "Time"),
+are never answers.
 """
 from __future__ import annotations
 
@@ -16,15 +22,26 @@ from dataclasses import dataclass
 
 from kgtool.core.text import normalize, words
 from kgtool.core.types import PassageHit
+from kgtool.reason.agents.offline.answer_form import (
+    AnswerForm,
+    answer_form,
+    shape_answer,
+    span_shape,
+)
 
-_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
-_CAPS = re.compile(r"\b(?:[A-Z][\w'\-]*|of|the|de|von|van|and)(?:\s+(?:[A-Z][\w'\-]*|of|the|de|von|van|and))*")
-_YEAR = re.compile(r"\b(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|September|October|"
-                   r"November|December)?\s*\d{3,4}\b")
-_NUMBER = re.compile(r"\b\d[\d,.]*\b")
-_GLUE = {"of", "the", "de", "von", "van", "and"}
-_WHEN = {"when", "year", "date", "century", "decade"}
-_HOW_MANY = ("how many", "how much", "number of", "population")
+_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$)|$)")
+_GLUE_WORDS = r"of|the|de|von|van|der|du|la|le|and|&"
+_CAPS = re.compile(rf"\b(?:[A-Z][\w'’\-]*\.?|{_GLUE_WORDS})(?:\s+(?:[A-Z][\w'’\-]*\.?|{_GLUE_WORDS}))*")
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+          r"Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sep\.?|Sept\.?|Oct\.?|Nov\.?|Dec\.?)")
+_DATE = re.compile(rf"\b(?:\d{{1,2}}\s+{_MONTH}\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}},?\s+\d{{3,4}}|{_MONTH}\s+\d{{3,4}}|"
+                   rf"\d{{1,2}}(?:st|nd|rd|th)\s+century|1\d{{3}}s?|20\d{{2}}s?)\b")
+_NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand))?\b|\b(?:once|twice|thrice)\b"
+                     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?=[\s-]+\w)", re.IGNORECASE)
+_GLUE = {"of", "the", "de", "von", "van", "der", "du", "la", "le", "and", "&"}
+_PLACE_PREP = re.compile(r"\b(?:in|at|from|near|into)\s+(?:the\s+)?$", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
+_ADJ_SUFFIX = ("-based", "-born", "-speaking", "-language")
 
 
 @dataclass
@@ -36,63 +53,150 @@ class Span:
 
 
 def expected_kind(text: str) -> str:
-    """'date', 'number' or 'entity': what kind of answer the question asks for."""
-    low = f" {text.lower()} "
-    if any(p in low for p in _HOW_MANY):
-        return "number"
-    if any(f" {w} " in low for w in _WHEN):
-        return "date"
-    return "entity"
+    """'date', 'number' or 'entity': the coarse kind of answer the question asks for."""
+    kind = answer_form(text).kind
+    return {"year": "date", "date": "date", "number": "number"}.get(kind, "entity")
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _SENTENCE.finditer(text or "") if m.group().strip()]
 
 
-def _raw_spans(text: str, kind: str) -> list[tuple[int, int, str]]:
-    if kind == "date":
-        return [(m.start(), m.end(), m.group().strip()) for m in _YEAR.finditer(text)]
-    if kind == "number":
-        return [(m.start(), m.end(), m.group()) for m in _NUMBER.finditer(text)]
+def _trim_name(text: str, start: int, end: int) -> tuple[int, int]:
+    """The run without leading/trailing glue words ("of the Beatles" -> "Beatles")."""
+    toks = [(start + m.start(), start + m.end()) for m in re.finditer(r"\S+", text[start:end])]
+    while toks and text[toks[0][0]:toks[0][1]].lower() in _GLUE:
+        toks.pop(0)
+    while toks and text[toks[-1][0]:toks[-1][1]].lower() in _GLUE:
+        toks.pop()
+    if not toks:
+        return start, start
+    end = toks[-1][1]
+    if text[end - 1] == "." and end - toks[-1][0] > 2:  # a sentence's full stop, not an initial's ("E.")
+        end -= 1
+    return toks[0][0], end
+
+
+def _caps_runs(text: str) -> list[tuple[int, int]]:
     out = []
     for m in _CAPS.finditer(text):
-        tokens = m.group().split()
-        while tokens and tokens[0] in _GLUE:
-            tokens.pop(0)
-        while tokens and tokens[-1] in _GLUE:
-            tokens.pop()
-        if tokens and any(t[0].isupper() for t in tokens):
-            phrase = " ".join(tokens)
-            start = text.find(phrase, m.start())
-            out.append((start, start + len(phrase), phrase))
+        s, e = _trim_name(text, m.start(), m.end())
+        if e > s and any(t[:1].isupper() for t in text[s:e].split()):
+            out.append((s, e))
     return out
+
+
+def _parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The glue-free pieces of a capitalised run, when it has glue words inside."""
+    pieces, cur = [], []
+    for m in re.finditer(r"\S+", text[start:end]):
+        if m.group().lower() in _GLUE:
+            if cur:
+                pieces.append((start + cur[0][0], start + cur[-1][1]))
+            cur = []
+        else:
+            cur.append((m.start(), m.end()))
+    if cur:
+        pieces.append((start + cur[0][0], start + cur[-1][1]))
+    return pieces if len(pieces) > 1 else []
+
+
+def _whole_name(text: str, start: int, end: int, runs: list[tuple[int, int]]) -> tuple[int, int]:
+    """A linked mention widened to the capitalised name it is part of ("Winter" in "William Winter")."""
+    for s, e in runs:
+        if s <= start and end <= e and (s, e) != (start, end):
+            inner = text[s:e]
+            # only a plain name widens: a run with glue words may join two names ("A and B", "X of Y")
+            if not any(t.lower() in _GLUE for t in inner.split()) and len(inner.split()) <= 5:
+                return s, e
+    return start, end
+
+
+def _sentence_opener(text: str, start: int, end: int, sentence_start: int) -> bool:
+    """A one-word capitalised span that is only capitalised because it opens the sentence."""
+    return start <= sentence_start + (len(text[sentence_start:start]) - len(text[sentence_start:start].lstrip())) \
+        and " " not in text[start:end].strip()
+
+
+def _candidates(text: str, form: AnswerForm, mentions) -> list[tuple[int, int, str, str | None, bool]]:
+    """(start, end, surface, entity id, linked) for every span of the asked shape."""
+    if form.kind in ("date", "year"):
+        return [(m.start(), m.end(), m.group(), None, False) for m in _DATE.finditer(text)]
+    if form.kind == "number":
+        # a year or a day of a date is not a count
+        dates = [(m.start(), m.end()) for m in _DATE.finditer(text)]
+        return [(m.start(), m.end(), m.group(), None, False) for m in _NUMBER.finditer(text)
+                if not any(s <= m.start() < e for s, e in dates)]
+    runs = _caps_runs(text)
+    out: dict[tuple[int, int], tuple[int, int, str, str | None, bool]] = {}
+    for s, e, eid, _surface in mentions:
+        s, e = _whole_name(text, s, e, runs)
+        out[(s, e)] = (s, e, text[s:e], eid if text[s:e] == _surface else None, True)
+    covered = [(s, e) for s, e in out]
+    for s, e in runs:
+        # a run joined by glue words may be one name ("Bank of America") or two ("Ann Lee of the Times"):
+        # both readings are candidates, and the sentence decides
+        for ps, pe in [(s, e), *_parts(text, s, e)]:
+            if not any(cs <= ps and pe <= ce for cs, ce in covered) and (ps, pe) not in out:
+                out[(ps, pe)] = (ps, pe, text[ps:pe], None, False)
+    return [c for c in out.values() if span_shape(c[2]) == "name" and not c[2].lower().endswith(_ADJ_SUFFIX)]
+
+
+def _proximity(sentence: str, start: int, end: int, cues: set[str]) -> float:
+    """1 / (1 + words between the span and the nearest cue word of the sentence); 0 without one."""
+    toks = [(m.start(), normalize(m.group())) for m in re.finditer(r"[\w'’\-]+", sentence)]
+    before = [i for i, (pos, _w) in enumerate(toks) if pos < start]
+    after = [i for i, (pos, _w) in enumerate(toks) if pos >= end]
+    gaps = [len(before) - 1 - i for i in before if toks[i][1] in cues] + \
+           [i - after[0] for i in after if toks[i][1] in cues] if after else \
+           [len(before) - 1 - i for i in before if toks[i][1] in cues]
+    return 1.0 / (1.0 + min(gaps)) if gaps else 0.0
+
+
+def _person_like(surface: str) -> bool:
+    toks = surface.split()
+    return 2 <= len(toks) <= 4 and all(t[:1].isupper() and not any(ch.isdigit() for ch in t) for t in toks)
+
+
+def _option_of(surface: str, options: Sequence[str]) -> str | None:
+    key = normalize(surface)
+    for o in options:
+        ko = normalize(o)
+        if ko and (key == ko or (len(key) > 2 and (key in ko or ko in key))):
+            return o
+    return None
 
 
 def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: Sequence[str], question: str,
                link_mentions=None, matcher=None, kind: str | None = None,
-               weights: Sequence[float] | None = None) -> list[Span]:
+               weights: Sequence[float] | None = None, form: AnswerForm | None = None) -> list[Span]:
     """Candidate answers in `passages`, best first.
 
     asked: phrasings of what is asked (relation variants or the question);
     known: names the answer must not be (the anchor, bound entities);
     link_mentions(text) -> [(start, end, entity_id, surface)]; matcher: the
     offline RelationMatcher (without one, word overlap measures the sentence).
+    form: the answer form (default: read off `question`); kind: 'date',
+    'number' or 'entity', a coarse override kept for callers that know only that.
     weights: one per passage (default 1/rank).
     """
-    kind = kind or expected_kind(question)
+    form = form or answer_form(question)
+    if kind is not None and kind != {"year": "date"}.get(form.kind, form.kind):
+        form = AnswerForm({"entity": "entity", "date": "date", "number": "number"}.get(kind, "entity"))
+    if form.kind == "yesno":
+        return []  # a yes/no question is not answered by a span
     banned = {normalize(k) for k in known if k}
     question_words = set(words(question))
     known_words = {w for k in known for w in words(k)}
     asked_words = {w for a in asked for w in words(a)}
+    cue_words = (asked_words | known_words) - _GLUE
     prof = matcher.profile("asked:" + "|".join(asked), list(asked)) if matcher is not None and asked else None
     best: dict[str, Span] = {}
     for n, hit in enumerate(passages):
         weight = weights[n] if weights is not None else 1.0 / (n + 1)
         text = hit.text or ""
-        mentions = list(link_mentions(text)) if link_mentions is not None and kind == "entity" else []
-        spans = [(s, e, surface, eid) for s, e, eid, surface in mentions]
-        if not spans:
-            spans = [(s, e, surface, None) for s, e, surface in _raw_spans(text, kind)]
+        mentions = list(link_mentions(text)) if link_mentions is not None and form.wants_name else []
+        spans = _candidates(text, form, mentions)
         for s0, e0 in _sentences(text):
             sentence = text[s0:e0]
             inside = [sp for sp in spans if sp[0] >= s0 and sp[1] <= e0]
@@ -105,13 +209,31 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
                 said = len(asked_words & sent_words) / max(1, len(asked_words))
             anchored = len(known_words & sent_words) / max(1, len(known_words)) if known_words else 0.0
             overlap = len(question_words & sent_words) / max(1, len(question_words))
-            for s, e, surface, eid in inside:
+            for s, e, surface, eid, linked in inside:
+                surface = _POSSESSIVE.sub("", surface.strip())  # "Deep Purple's" names Deep Purple
+                if form.kind == "choice":
+                    option = _option_of(surface, form.options)
+                    if option is None:
+                        continue
+                    surface, eid = option, None
                 key = normalize(surface)
-                if not key or key in banned or set(words(surface)) <= question_words | known_words:
+                if not key or key in banned:
                     continue
-                score = weight * (0.45 * said + 0.3 * anchored + 0.25 * overlap)
+                if form.kind != "choice" and set(words(surface)) <= question_words | known_words:
+                    continue
+                if form.wants_name and not linked and _sentence_opener(text, s, e, s0):
+                    continue
+                # near the words of the relation or the anchor: the span that sentence says it about
+                score = weight * (0.45 * said + 0.3 * anchored + 0.25 * overlap
+                                  + 0.1 * _proximity(sentence, s - s0, e - s0, cue_words))
                 if hit.title and normalize(hit.title) == key:
                     score *= 1.1  # the passage is about this entity
+                if form.kind == "person" and _person_like(surface):
+                    score *= 1.15
+                if form.kind == "place" and _PLACE_PREP.search(text[s0:s]):
+                    score *= 1.15
+                surface = shape_answer(surface, form)
+                key = normalize(surface)
                 if key not in best or score > best[key].score:
-                    best[key] = Span(surface.strip(), hit.passage_id, score, eid)
+                    best[key] = Span(surface, hit.passage_id, score, eid)
     return sorted(best.values(), key=lambda sp: (-sp.score, sp.text))

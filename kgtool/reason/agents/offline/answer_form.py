@@ -1,0 +1,228 @@
+"""What a question asks for, read off its wording: the answer's type and, for a choice, its options.
+
+Readers without an LLM cannot tell from a passage alone whether "1986" or
+"Jim Kouf" answers "Who directed ...?"; the question's form can:
+
+- yesno: it opens with an auxiliary verb ("Are both ...", "Did ...") and offers
+  no "A or B" choice; the answer is "yes" or "no", never a span;
+- choice: it names two options joined by "or" ("Which is older, A or B?"); the
+  answer is one of them as the question writes it;
+- date (or year, when only the year is asked) and number: when / what year /
+  which century, how many / how much;
+- person and place: who, where, or which/what followed by a noun for a person
+  or a place;
+- entity: anything else a name can answer.
+
+`span_shape` says what a candidate span looks like (a date, a number, a name
+or plain words) so readers can keep the spans of the asked type only.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_AUX = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
+        "should", "shall", "may", "might"}
+_WH = {"who", "whom", "whose", "what", "which", "where", "when", "why", "how", "name"}
+# nouns that make "which/what <noun>" ask for a person or a place (ordinary English, not any data set's)
+_PERSON_NOUNS = {"person", "man", "woman", "actor", "actress", "singer", "author", "writer", "director", "player",
+                 "politician", "president", "king", "queen", "artist", "musician", "rapper", "composer",
+                 "producer", "poet", "novelist", "painter", "member", "founder", "leader", "coach", "athlete",
+                 "footballer", "scientist", "philosopher", "wife", "husband", "son", "daughter", "mother", "father",
+                 "brother", "sister", "child", "emperor", "ruler", "minister", "governor", "officer"}
+_PLACE_NOUNS = {"city", "town", "village", "country", "state", "province", "county", "region", "place", "location",
+                "island", "continent", "capital", "district", "nation", "area", "municipality", "territory"}
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
+           "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
+_DATE = re.compile(rf"\b(?:{_MONTHS})\b|\b1\d{{3}}\b|\b20\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)
+_NUMBER = re.compile(r"^[\d][\d,.]*(?:\s+(?:million|billion|thousand|hundred))?$", re.IGNORECASE)
+_NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+                 "once", "twice", "thrice", "dozen", "hundred", "thousand", "million", "billion"}
+_TOKEN = re.compile(r"[\w'’\-.]+")
+_CAPS_RUN = re.compile(r"(?:[A-Z0-9][\w'’\-.]*|\"[^\"]+\")(?:\s+(?:of|the|de|von|van|la|le|and|&|[A-Z0-9][\w'’\-.]*))*")
+_LEAD = {"the", "a", "an"}
+
+
+@dataclass
+class AnswerForm:
+    kind: str  # yesno | choice | date | year | number | person | place | entity
+    options: list[str] = field(default_factory=list)  # for a choice: the two named options
+    focus: str = ""  # the question's words after its wh-word/auxiliary, without the options
+
+    @property
+    def wants_name(self) -> bool:
+        return self.kind in ("person", "place", "entity", "choice")
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text or "")
+
+
+def _option_before(text: str) -> str | None:
+    """The name that ends right before " or ": the last capitalised run of `text`."""
+    runs = [m for m in _CAPS_RUN.finditer(text)]
+    if not runs or runs[-1].end() < len(text.rstrip(" ,")):
+        return None
+    return _trim(runs[-1].group())
+
+
+def _option_after(text: str) -> str | None:
+    """The first capitalised run after " or " (skipping "the birth of ..." style lead-ins)."""
+    m = _CAPS_RUN.search(text)
+    return _trim(m.group()) if m else None
+
+
+def _trim(name: str) -> str | None:
+    toks = name.strip(" ,?.!\"").split()
+    while toks and toks[-1].lower() in {"of", "the", "de", "von", "van", "la", "le", "and", "&"}:
+        toks.pop()
+    while toks and toks[0].lower() in {"of", "and", "&"}:
+        toks.pop(0)
+    return " ".join(toks) or None
+
+
+def choice_options(question: str) -> list[str]:
+    """The two options of "..., A or B?" (as the question writes them), or []."""
+    q = question.strip().rstrip("?").strip()
+    idx = q.rfind(" or ")
+    if idx < 0:
+        return []
+    left, right = q[:idx], q[idx + 4:]
+    # "which is older, A or B": the options are after the comma when there is one before "or"
+    a = _option_before(left)
+    b = _option_after(right)
+    if not a or not b or a.lower() == b.lower():
+        return []
+    # a leading question word is not part of an option ("Which band was formed first The Exies")
+    a_toks = a.split()
+    while a_toks and (a_toks[0].lower() in _WH or a_toks[0].lower() in _AUX):
+        a_toks.pop(0)
+    a = " ".join(a_toks)
+    return [a, b] if a else []
+
+
+_PREPS = {"in", "on", "at", "to", "from", "for", "by", "of", "with", "under", "during", "since", "into", "after",
+          "before", "about"}
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def _main_wh(toks: list[str]) -> int | None:
+    """Where the question word that sets the answer's type is.
+
+    A question that opens with it ("Who ...", "In what year ...", "Name the ...") is typed by that one:
+    later wh-words open relative clauses ("... the band which was formed when ..."). A statement-form
+    question ("... is headquartered in what city?") is typed by its last what/which/how, the words that
+    ask rather than relate ("the actress who starred in what ..."), else by its last wh-word.
+    """
+    if not toks:
+        return None
+    if toks[0] in _WH:
+        return 0
+    if len(toks) > 1 and toks[0] in _PREPS and toks[1] in _WH:
+        return 1
+    asking = [i for i, t in enumerate(toks) if t in ("what", "which", "how")]
+    found = asking or [i for i, t in enumerate(toks) if t in _WH and t != "name"]
+    return found[-1] if found else None
+
+
+def answer_form(question: str) -> AnswerForm:
+    """The kind of answer `question` asks for (see the module docstring)."""
+    q = " ".join((question or "").split())
+    toks = [t.lower() for t in _tokens(q)]
+    low = " " + " ".join(toks) + " "
+    options = choice_options(q)
+    first = toks[0] if toks else ""
+    if first in _AUX and not options:
+        return AnswerForm("yesno", focus=" ".join(toks[1:]))
+    if options and (first in _WH or first in _AUX or " which " in low or " who " in low):
+        return AnswerForm("choice", options)
+    i = _main_wh(toks)
+    if i is None:
+        return AnswerForm("entity")
+    wh, after = toks[i], [_singular(t) for t in toks[i + 1:i + 4]]
+    if wh == "how":
+        return AnswerForm("number" if after[:1] in (["many"], ["much"]) else "entity")
+    if wh == "when":
+        return AnswerForm("date")
+    if wh == "where":
+        return AnswerForm("place")
+    if wh in ("who", "whom", "whose"):
+        return AnswerForm("person")
+    for w in after:
+        if w in _PREPS and w != "of":  # "in what for seven years": a noun after a preposition is not asked
+            break
+        if w == "year":
+            return AnswerForm("year")
+        if w in ("date", "century", "decade", "day"):
+            return AnswerForm("date")
+        if w in ("population", "number", "amount"):
+            return AnswerForm("number")
+        if w in _PERSON_NOUNS:
+            return AnswerForm("person")
+        if w in _PLACE_NOUNS:
+            return AnswerForm("place")
+    return AnswerForm("entity")
+
+
+def span_shape(text: str) -> str:
+    """'date', 'number', 'name' or 'words': what a candidate answer span looks like."""
+    s = (text or "").strip()
+    if not s:
+        return "words"
+    if _NUMBER.match(s) and not (re.fullmatch(r"1\d{3}|20\d{2}", s)):
+        return "number"
+    if s.lower() in _NUMBER_WORDS:
+        return "number"
+    if _DATE.search(s) and sum(ch.isalpha() for ch in s) <= len(s) * 0.75:
+        return "date"
+    if re.fullmatch(r"1\d{3}|20\d{2}", s):
+        return "date"
+    toks = s.split()
+    if any(t[:1].isupper() or t[:1].isdigit() for t in toks):
+        return "name"
+    return "words"
+
+
+def fits(text: str | None, form: AnswerForm) -> bool:
+    """Whether `text` has the shape of an answer to a question of this form."""
+    if not text:
+        return False
+    shape = span_shape(text)
+    if form.kind == "yesno":
+        return text.strip().lower() in ("yes", "no")
+    if form.kind in ("date", "year"):
+        return shape == "date"
+    if form.kind == "number":
+        return shape == "number"
+    if form.kind == "choice":
+        return any(_same(text, o) for o in form.options)
+    return shape == "name"
+
+
+def _same(a: str, b: str) -> bool:
+    def norm(x: str) -> str:
+        toks = [t.lower() for t in _tokens(x)]
+        while toks and toks[0] in _LEAD:
+            toks.pop(0)
+        return " ".join(toks)
+    return norm(a) == norm(b) or (bool(norm(a)) and (norm(a) in norm(b) or norm(b) in norm(a)))
+
+
+_YEAR_ONLY = re.compile(r"\b(1\d{3}|20\d{2})\b")
+
+
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def shape_answer(text: str | None, form: AnswerForm) -> str | None:
+    """The span as the form asks for it: just the year of a date when the question asks "what year"; a
+    name without the disambiguation its page title carries ("Eddie the Eagle (film)" -> "Eddie the Eagle")."""
+    if not text:
+        return text
+    if form.kind == "year":
+        m = _YEAR_ONLY.search(text)
+        return m.group(1) if m else text
+    return _DISAMBIGUATION.sub("", text).strip() or text
