@@ -206,7 +206,9 @@ class OfflinePlanner:
         beam = [start]
         finished: list[_State] = []
         for _depth in range(self.max_hops):
-            self._load([state.entity_id for state in beam], cache)
+            # a state that explains the whole question is not extended (see _extend): its
+            # neighbourhood is not read (for a 4-hop question, the whole of the fifth read)
+            self._load([state.entity_id for state in beam if (state.best <= 0).any()], cache)
             grown: list[_State] = []
             for state in beam:
                 grown.extend(self._extend(state, analysis, cache))
