@@ -44,7 +44,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import SHARED_DATA, bench_graph, environment, log, memory_for, percentile, table, verdict  # noqa: E402
+from common import (  # noqa: E402
+    SHARED_DATA, bench_graph, build_corpus, environment, log, memory_for, percentile, table, verdict,
+)
 
 TARGETS_S = {"dev": 1.0, "large": 1.5}  # the cold p50 targets: dev store, 100k-edit store
 
@@ -65,8 +67,6 @@ def load_store(kg, size: str, source: Path, workdir: Path) -> str:
     kg.ingest_edits(source)
     label = f"dev ({source.name})"
     if size != "dev":
-        from ingest_throughput import build_corpus
-
         corpus = workdir / "edits.jsonl"
         build_corpus(source, int(size), corpus)
         log(f"ingesting {int(size):,} synthetic edits ...")
