@@ -103,11 +103,11 @@ class BulkGraph:
             same_slot = self.slot_edits.setdefault(slot, [])
             if row["id"] not in same_slot:
                 same_slot.append(row["id"])
-        for row in rows.edit_order:  # ingest/order_edits: the first stamp stays
+        for row in rows.edit_order:  # ingest/merge_edits: the first stamp stays
             have = self.edits.get(row["id"])
             if have is not None and have["order"] is None:
                 have["order"] = (row["ingested_at"], row["position"])
-        for row in rows.supersedes:  # ingest/link_superseded
+        for row in rows.supersedes:  # ingest/merge_edits: SUPERSEDES
             self.supersedes[(row["edit_id"], row["fact_id"])] = None
         for row in rows.passages.values():  # ingest/merge_passages
             have = self.passages.get(row["id"])

@@ -126,9 +126,6 @@ class GraphRows:
             for row in self.sources.values()
         ]
 
-    def all_fact_ids(self) -> list[str]:
-        return list(self.facts)
-
 
 def _str(value) -> str | None:
     return None if value is None else str(value)
@@ -242,19 +239,29 @@ def write_steps(rows: GraphRows) -> list[tuple[str, dict]]:
         {**row, "alias_text": " | ".join(row["aliases"])} for row in rows.entities.values()
     ]
     slots = sorted(rows.slots)
+    stamps: dict[str, dict] = {}
+    for row in rows.edit_order:
+        stamps.setdefault(row["id"], row)  # the first stamp of an id stays, as in the store
+    replaced: dict[str, list[str]] = {}
+    for row in rows.supersedes:
+        replaced.setdefault(row["edit_id"], []).append(row["fact_id"])
+    edits = [{**row, "ingested_at": stamps.get(row["id"], {}).get("ingested_at"),
+              "position": stamps.get(row["id"], {}).get("position"), "superseded": replaced.get(row["id"], [])}
+             for row in rows.edits]
+    # the facts the batch's edits assert or replace get their status through the edits' slots
+    through_slots = {fid for row in edits for fid in (*row["fact_ids"], *row["superseded"])}
     return [
         ("ingest/merge_entities", {"rows": entities}),
         ("ingest/merge_relations", {"rows": list(rows.relations.values())}),
         ("ingest/merge_facts", {"rows": list(rows.facts.values())}),
-        ("ingest/merge_edits", {"rows": rows.edits}),
-        ("ingest/order_edits", {"rows": rows.edit_order}),
-        ("ingest/link_superseded", {"rows": rows.supersedes}),
+        ("ingest/merge_edits", {"rows": edits}),
         ("ingest/merge_passages", {"rows": list(rows.passages.values())}),
         ("ingest/merge_sources", {"rows": rows.source_rows()}),
         ("ingest/flag_conflicts", {"slots": slots}),
         ("ingest/resolve_conflicts", {"slots": slots}),
         # after the conflict verdicts: an overridden edit's facts no longer count as asserted
-        ("ingest/update_fact_status", {"fact_ids": rows.all_fact_ids(), "slots": slots}),
+        ("ingest/update_fact_status", {"fact_ids": [f for f in rows.facts if f not in through_slots],
+                                       "slots": slots}),
     ]
 
 
