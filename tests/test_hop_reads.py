@@ -1,11 +1,5 @@
-"""The answer path's reads and round trips: capped pool reads, names known from linking, the run opened aside."""
+"""The answer path's reads: capped pool reads, names known from linking."""
 from __future__ import annotations
-
-import threading
-import time
-from concurrent.futures import Future
-
-import pytest
 
 from kgtool.core.scope import Scope
 
@@ -68,37 +62,3 @@ def test_the_name_of_a_linked_entity_needs_no_second_read(kg):
     assert names == {mention.entity_id: "Amber Vale"}
     assert "link/entity_names" not in reads
 
-
-def test_the_answer_session_waits_for_the_run_to_be_opened(kg):
-    from kgtool.reason.runner import _AfterOpen
-
-    opening: Future = Future()
-    order = []
-
-    def open_later():
-        time.sleep(0.3)
-        kg.db.write("trace/start_run", run_id="run-open-test", question_id="q-open", question="q?", method="care",
-                    agents="offline", scope="all", settings="{}", config="{}", perturbation=None)
-        order.append("opened")
-        opening.set_result(None)
-
-    with kg.db.session() as raw:
-        session = _AfterOpen(raw, opening)
-        threading.Thread(target=open_later).start()
-        rows = kg.db.run_in(session, "trace/finish_run", run_id="run-open-test",
-                            finish={"status": "answered", "chain_step_ids": []})
-        order.append("wrote")
-    assert order == ["opened", "wrote"]
-    assert rows == [{"run_id": "run-open-test"}]
-
-
-def test_a_failed_opening_is_raised_where_the_answer_session_is_first_used(kg):
-    from kgtool.errors import KgToolError
-    from kgtool.reason.runner import _AfterOpen
-
-    opening: Future = Future()
-    opening.set_exception(KgToolError("the run could not be opened"))
-    with kg.db.session() as raw:
-        session = _AfterOpen(raw, opening)
-        with pytest.raises(KgToolError, match="could not be opened"):
-            kg.db.run_in(session, "trace/chain", step_ids=[])

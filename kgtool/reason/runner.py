@@ -8,10 +8,8 @@ so `latency_ms` is the answer's own cost.
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 import unicodedata
-from concurrent.futures import Future, ThreadPoolExecutor
 
 from kgtool.core.scope import Scope
 from kgtool.core.types import Answer, Usage
@@ -54,17 +52,10 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
     load_ms = (time.perf_counter() - t_load) * 1000
     t0 = time.perf_counter()
     meter = agent_set.usage_source.tracking() if agent_set.usage_source is not None else contextlib.nullcontext(Usage())
-    with kg.db.session() as raw_session, meter as usage, _bound(agent_set.view, raw_session):
-        trace = TraceRecorder(kg.db, raw_session, chosen.taxonomy)
+    with kg.db.session() as session, meter as usage, _bound(agent_set.view, session):
+        trace = TraceRecorder(kg.db, session, chosen.taxonomy)
         record = {"embedder": kg.settings.embedder, "llm_model": kg.settings.llm_model if agents == "llm" else None}
-        # The Run is written in a session of its own while the method links the question and
-        # the offline agents read the graph (their view keeps the raw session: those reads
-        # never touch the run); the commit's wait for the disk leaves the answer's path.
-        # Everything else in the answer's session goes through `session`, which waits for it.
-        opening = _opener().submit(kg.db.write, "trace/start_run",
-                                   **trace.run_params(question, method, agents, scope, record, chosen.config()))
-        session = _AfterOpen(raw_session, opening)
-        trace.session = session
+        trace.start_run(question, method, agents, scope, record, chosen.config())
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
                          kg=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo)
@@ -83,8 +74,6 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
             else:
                 trace.finish(finish)
         except BaseException as exc:
-            with contextlib.suppress(BaseException):  # the Run must exist before it can be marked failed
-                opening.result()
             _record_failure(trace, exc, t0, load_ms, usage)
             raise
     return Answer(question, outcome.answer, outcome.answer_id, [h.as_chain_entry() for h in outcome.chain],
@@ -109,44 +98,6 @@ def _record_failure(trace: TraceRecorder, exc: BaseException, t0: float, load_ms
     fields.update(error_class=type(exc).__name__, error_message=message[:1000])
     with contextlib.suppress(Exception):
         trace.db.write("trace/fail_run", run_id=trace.run_id, failure=fields)
-
-
-_OPENER: ThreadPoolExecutor | None = None
-_OPENER_LOCK = threading.Lock()
-
-
-def _opener() -> ThreadPoolExecutor:
-    """The threads that open runs; as many as answer_many is likely to run at once, and more queue."""
-    global _OPENER
-    with _OPENER_LOCK:
-        if _OPENER is None:
-            _OPENER = ThreadPoolExecutor(max_workers=8, thread_name_prefix="kgtool-open-run")
-        return _OPENER
-
-
-class _AfterOpen:
-    """The answer's session, used only once its Run has been written.
-
-    The first use of any kind (a statement, a transaction) waits for the
-    write that opens the run, and raises its error if it failed; from then on
-    it is the session itself.
-    """
-
-    def __init__(self, session, opening: Future):
-        self._session = session
-        self._opening: Future | None = opening
-
-    def _ready(self):
-        if self._opening is not None:
-            self._opening.result()
-            self._opening = None
-        return self._session
-
-    def run(self, *args, **kwargs):
-        return self._ready().run(*args, **kwargs)
-
-    def __getattr__(self, name: str):
-        return getattr(self._ready(), name)
 
 
 @contextlib.contextmanager
