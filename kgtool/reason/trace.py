@@ -69,12 +69,7 @@ class TraceRecorder:
         return self.run_id
 
     def run_params(self, question: str, method: str, agents: str, scope, settings: dict, config: dict) -> dict:
-        """A new run id for this recorder and the `trace/start_run` parameters that open it.
-
-        For a caller that writes the Run elsewhere (the runner opens it in a
-        session of its own while the method starts); nothing of this run may
-        be written before that write has committed.
-        """
+        """A new run id for this recorder and the `trace/start_run` parameters that open it."""
         self.run_id = new_id("run")
         return {"run_id": self.run_id, "question_id": question_id(question), "question": question, "method": method,
                 "agents": agents, "scope": scope.label(), "perturbation": scope.perturbation,
