@@ -1,6 +1,6 @@
 """Bulk load: `kgtool ingest edits FILE --bulk` against streaming ingest, edits/s.
 
-    flock /tmp/kgtool-bench.lock .venv/bin/python bench/bulk_load.py [--edits 1000000]
+    .venv/bin/python bench/bulk_load.py [--edits 1000000]
         [--stream-edits 20000] [--file FILE] [--batch-size 2000]
 
 The corpus is ingest_throughput's: the edits of an MQuAKE file repeated to

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from stub_llm import Reply, task_data
-from test_c2rag import AMBIGUOUS_EDITS, DOCS
+from test_c2rag import ambiguous_kg  # noqa: F401  (fixture)
 
 from kgtool.api import KnowledgeGraph
 from kgtool.reason.prompts.c2rag import (
@@ -24,13 +24,8 @@ PLAN = {"constraints": [
 
 
 @pytest.fixture
-def llm_kg(kg, stub_llm, tmp_path):
-    edits = tmp_path / "songs.jsonl"
-    edits.write_text("\n".join(json.dumps(e) for e in AMBIGUOUS_EDITS) + "\n")
-    docs = tmp_path / "docs.jsonl"
-    docs.write_text("\n".join(json.dumps(d) for d in DOCS) + "\n")
-    kg.ingest_edits(edits)
-    kg.ingest_docs(docs, format="jsonl")
+def llm_kg(ambiguous_kg, stub_llm, tmp_path):  # noqa: F811  (the imported fixture)
+    kg = ambiguous_kg
     settings = dataclasses.replace(kg.settings, home=tmp_path / "home", llm_base_url=stub_llm.base_url,
                                    llm_model="stub-model", llm_api_key="stub-key", llm_timeout=5.0, llm_max_retries=2)
     graph = KnowledgeGraph(kg.db, settings)

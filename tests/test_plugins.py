@@ -108,7 +108,7 @@ def test_plugins_add_on_a_running_server_asks_for_a_restart(plugin_server):
     ("server.http.listen_address=10.1.2.3:7474", "server.http.listen_address"),
     ("server.bolt.listen_address=127.0.0.1:7999", "server.bolt.listen_address"),
     ("dbms.security.allow_csv_import_from_file_urls=true", "dbms.security.allow_csv_import_from_file_urls"),
-    ("server.directories.data=/tmp/elsewhere", "server.directories.data"),
+    ("server.directories.data=elsewhere/data", "server.directories.data"),
 ])
 def test_forbidden_user_conf_key_is_refused_with_file_and_line(tmp_path, line, key):
     settings = _settings(tmp_path)
