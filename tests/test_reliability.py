@@ -345,3 +345,53 @@ def test_setup_steps_print_one_line_and_keep_installer_noise_in_the_log(tmp_path
     assert out.stdout.splitlines() == ["setup: noisy", "setup: broken"]
     assert "setup: failed: broken" in out.stderr and "the real problem" in out.stderr
     assert "build warning 45" in log.read_text() and "not-reached" not in out.stdout
+
+
+def _blocked_transactions(db) -> int:
+    with db.session() as session:
+        return session.run("SHOW TRANSACTIONS YIELD status WHERE status STARTS WITH 'Blocked' "
+                           "RETURN count(*) AS n").single()["n"]
+
+
+def test_a_statement_the_server_rolls_back_for_a_deadlock_is_run_again(kg):
+    """A real lock deadlock between an answer-path statement (run_in, auto-commit) and another
+    transaction: the server aborts the statement, run_in runs it again once the lock is free.
+
+    The other transaction holds more locks, so the server's deadlock resolution picks the
+    statement as the victim (without the retry, this test gets DeadlockDetected)."""
+    import time
+
+    db = kg.db
+    with db.session() as session:
+        session.run("CREATE (:Entity {id: 'deadlock-e', name: 'Deadlock'})").consume()
+    keys = [{"key": "deadlock-k1", "surface": "one", "primary": True},
+            {"key": "deadlock-k2", "surface": "two", "primary": False}]
+    outcome: dict = {}
+
+    def answer_path_write():  # takes the lock on k1, then waits on k2
+        try:
+            with db.session() as session:
+                db.run_in(session, "link/write_keys", rows=[{"id": "deadlock-e", "name": "Deadlock",
+                                                             "alias_count": 0, "keys": keys}])
+            outcome["statement"] = "written"
+        except Exception as exc:  # noqa: BLE001 - the assertion below names it
+            outcome["statement"] = f"{type(exc).__name__}: {getattr(exc, 'code', exc)}"
+
+    with db.session() as session:
+        tx = session.begin_transaction()
+        tx.run("MERGE (:NameKey {key: 'deadlock-k2'})").consume()
+        tx.run("UNWIND range(1, 200) AS i MERGE (:NameKey {key: 'deadlock-extra-' + i})").consume()
+        writer = threading.Thread(target=answer_path_write)
+        writer.start()
+        deadline = time.monotonic() + 30
+        while not _blocked_transactions(db):
+            assert time.monotonic() < deadline, "the statement never waited on the held lock"
+            time.sleep(0.02)
+        tx.run("MERGE (:NameKey {key: 'deadlock-k1'})").consume()  # closes the cycle
+        tx.commit()
+        writer.join(timeout=60)
+    assert outcome.get("statement") == "written"
+    with db.session() as session:
+        linked = session.run("MATCH (k:NameKey)-[:NAMES]->(:Entity {id: 'deadlock-e'}) "
+                             "RETURN k.key AS key ORDER BY key").value()
+    assert linked == ["deadlock-k1", "deadlock-k2"]

@@ -7,6 +7,8 @@ and values always travel as parameters.
 """
 from __future__ import annotations
 
+import random
+import time
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -19,6 +21,9 @@ from kgtool.graph import queries
 # experimental query API that needs extra packages and has no transactions
 # of the kind kgtool uses.
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+# seconds to wait before each retry of a statement the server rolled back as transient (run_in)
+TRANSIENT_RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
 
 
 def check_uri(uri: str) -> str:
@@ -129,7 +134,24 @@ class Database:
     # which matters on the per-hop path (a 4-hop answer makes ~15 of them).
     @staticmethod
     def run_in(session, name: str, /, **params) -> list[dict]:
-        return _rows(session.run(queries.text(name), params))
+        """Run one named statement in `session`; retried when the server rolls it back as transient.
+
+        The driver retries only managed transactions. A TransientError (a lock
+        deadlock between parallel answers that MERGE the same Question, a lock
+        wait that timed out) means the server rolled the statement back, so
+        running it again cannot write twice. Connection losses are not retried:
+        there a commit may already have happened.
+        """
+        from neo4j.exceptions import TransientError
+
+        text = queries.text(name)
+        for delay in (*TRANSIENT_RETRY_DELAYS, None):
+            try:
+                return _rows(session.run(text, params))
+            except TransientError:
+                if delay is None:
+                    raise
+                time.sleep(delay * random.uniform(0.5, 1.5))  # apart, so the same two do not collide again
 
     def write_many(self, steps: Iterable[tuple[str, dict]]) -> list[list[dict]]:
         """Several named writes in ONE transaction: a failure leaves no partial state."""
