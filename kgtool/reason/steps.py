@@ -65,6 +65,23 @@ def record(ctx: RunContext, pending: list[dict], hops: Sequence[HopState]) -> No
     pending.clear()
 
 
+def record_and_read_chain(ctx: RunContext, pending: list[dict], hops: Sequence[HopState],
+                          chain: Sequence[HopState]) -> list[ChainLink]:
+    """`record`, then `read_chain` of `chain`, in one statement: the chain is still read from the database.
+
+    For a loop that records a round's hops and has the chain judged at once
+    (CARE's critic); with nothing pending it is `read_chain` alone.
+    """
+    if not pending:
+        return read_chain(ctx, chain)
+    ctx.budget.charge_steps(len(pending))
+    stored, rows = ctx.trace.record_steps_and_chain(pending, [h.step_id for h in chain] if chain else None)
+    for hop, step in zip(hops, stored):
+        hop.neff, hop.state = step.neff, step.state
+    pending.clear()
+    return chain_links(rows)
+
+
 def reselect(ctx: RunContext, old: HopState, *, chain_end_step_id: str, prev_step_id: str | None,
              reason: str) -> HopState:
     """Revise a rejected hop: the next-best stored candidate, read back from the graph, else grounded generation.
@@ -92,8 +109,13 @@ def read_chain(ctx: RunContext, chain: Sequence[HopState]) -> list[ChainLink]:
     """The chain as stored in the database (what a critic or verifier judges)."""
     if not chain:
         return []
+    return chain_links(ctx.trace.chain([h.step_id for h in chain]))
+
+
+def chain_links(rows: Sequence[dict]) -> list[ChainLink]:
+    """Chain rows as `trace/chain` returns them, as the links a judge reads."""
     links = []
-    for row in ctx.trace.chain([h.step_id for h in chain]):
+    for row in rows:
         fact = None
         if row["fact_id"]:
             fact = candidate_from_row(row)

@@ -95,10 +95,21 @@ class TraceRecorder:
 
     def record_steps(self, rows: list[dict]) -> list[StepRecord]:
         """Write consecutive steps in one statement; N_eff and state come back per step, in order."""
+        return self.record_steps_and_chain(rows, None)[0]
+
+    def record_steps_and_chain(self, rows: list[dict],
+                               chain_step_ids: list[str] | None) -> tuple[list[StepRecord], list[dict]]:
+        """`record_steps`, then the chain `chain_step_ids` read back as `chain` returns it, in one statement.
+
+        The chain is read from the database after the steps are written (it
+        may name them), so a loop that records hops and then judges the chain
+        spends one round trip where it spent two.
+        """
         if not rows:
-            return []
-        out = self._run("hop/record_step", run_id=self.run_id, steps=rows, eps=EPS)
-        return [StepRecord(r["step_id"], r["neff"], r["state"]) for r in out]
+            return [], (self.chain(chain_step_ids) if chain_step_ids else [])
+        out = self._run("hop/record_step", run_id=self.run_id, steps=rows, eps=EPS, chain_step_ids=chain_step_ids)
+        chain = out[0]["chain"] if out else []
+        return [StepRecord(r["step_id"], r["neff"], r["state"]) for r in out], chain
 
     def revise(self, *, old_step_id: str, from_step_id: str, prev_step_id: str | None, kind: str,
                reason: str) -> str:

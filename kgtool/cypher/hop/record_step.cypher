@@ -7,11 +7,15 @@
 // hops together, just before the critic reads them back); a step's prev_step_id
 // may name a step earlier in the same list. Each candidate's named scores
 // (bm25, relation, selector, ...) become properties of its CANDIDATE link.
-// params: $run_id, $eps,
+// $chain_step_ids (null for none) names a chain of steps to read back once the steps are
+// written, in hop order, as trace/chain returns it: a loop that records a round's hops
+// and then has them judged gets the chain it judges in the same round trip.
+// params: $run_id, $eps, $chain_step_ids,
 //         $steps (list of {id, kind, hop, attempt, query, entity_id, entity, gamma, prev_step_id,
 //                 candidates: list of {id, kind ('fact'|'passage'), rank, score, passes, scores: map},
 //                 chosen_id, chosen_kind, answer_id, answer, generated})
-// returns: step_id, neff, state, p (one row per step, in the order given)
+// returns: step_id, neff, state, p (one row per step, in the order given),
+//          chain (the same on every row: list of the trace/chain columns, [] when $chain_step_ids is null)
 MATCH (run:Run {id: $run_id})
 UNWIND range(0, size($steps) - 1) AS i
 WITH run, i, $steps[i] AS st
@@ -53,4 +57,20 @@ CALL (s, st) {
   MATCH (prev:Step {id: st.prev_step_id})
   CREATE (prev)-[:NEXT]->(s)
 }
-RETURN s.id AS step_id, neff, s.state AS state, [c IN scored | c.p] AS p
+// collect waits for every step of the list, so the chain read below sees them all
+WITH collect({step_id: s.id, neff: neff, state: s.state, p: [c IN scored | c.p]}) AS recorded
+CALL () {
+  UNWIND coalesce($chain_step_ids, []) AS sid
+  MATCH (s:Step {id: sid})
+  OPTIONAL MATCH (s)-[:CHOSE]->(f:Fact)
+  OPTIONAL MATCH (h:Entity)-[:SUBJECT_OF]->(f)-[:OBJECT]->(t:Entity)
+  OPTIONAL MATCH (s)-[:CHOSE]->(ps:Passage)
+  WITH s, f, h, t, ps ORDER BY s.hop
+  RETURN collect({step_id: s.id, hop: s.hop, attempt: s.attempt, query: s.query, entity_id: s.entity_id,
+                  entity: s.entity, answer_id: s.answer_id, answer: s.answer,
+                  generated: coalesce(s.generated, false), fact_id: f.id, head_id: h.id, head: h.name,
+                  relation: f.relation, relation_key: f.relation_key, relation_id: f.relation_id, tail_id: t.id,
+                  tail: t.name, evidence: coalesce(f.evidence, ps.text), passage_id: ps.id}) AS chain
+}
+UNWIND recorded AS r
+RETURN r.step_id AS step_id, r.neff AS neff, r.state AS state, r.p AS p, chain

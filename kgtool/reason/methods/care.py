@@ -8,12 +8,12 @@ a failure at hop i, the loop backtracks there (at most tau_max times):
 reselect the next-best stored candidate, or, when the pool is exhausted,
 generate the hop from local evidence, then redo the hops after it.
 
-A critic round's hops are recorded in one statement just before the critic
-reads the chain back from the database.
+A critic round's hops are recorded in one statement, which also reads the
+chain the critic judges back from the database.
 """
 from __future__ import annotations
 
-from kgtool.core.types import PLACEHOLDER, Plan
+from kgtool.core.types import PLACEHOLDER, ChainLink, Plan
 from kgtool.reason import steps
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
@@ -37,11 +37,10 @@ class Care:
         plan = ctx.agents.planner.plan(question)
         if plan.topic_id is None and plan.topic:
             plan.topic_id = ctx.link(plan.topic)
-        chain = self._forward(ctx, plan, [], 0) if plan.subquestions else []
+        chain, links = self._forward(ctx, plan, [], 0) if plan.subquestions else ([], [])
         backtracks, round_ = 0, 0
         while True:
             round_ += 1
-            links = steps.read_chain(ctx, chain)
             verdict = ctx.agents.critic.review(question, links, chain[-1].answer or "" if chain else "",
                                                relations=plan.relations or None)
             failed = verdict.failed_hop
@@ -55,13 +54,14 @@ class Care:
             revised = steps.reselect(ctx, chain[i], chain_end_step_id=chain[-1].step_id,
                                      prev_step_id=chain[i - 1].step_id if i else None,
                                      reason=f"{verdict.error_type or 'rejected'}: {verdict.explanation}")
-            chain = self._forward(ctx, plan, chain[:i] + [revised], i + 1)
+            chain, links = self._forward(ctx, plan, chain[:i] + [revised], i + 1)
         answer = chain[-1].answer if chain else None
         status = "answered" if verdict.valid and answer else ("unverified" if answer else "no_answer")
         return Outcome(chain, status, backtracks, list(plan.subquestions), final_verdict=(failed_step, verdict, round_))
 
-    def _forward(self, ctx: RunContext, plan: Plan, chain: list[HopState], start: int) -> list[HopState]:
-        """Run hops start.. of the plan after `chain`, then record them in one statement."""
+    def _forward(self, ctx: RunContext, plan: Plan, chain: list[HopState],
+                 start: int) -> tuple[list[HopState], list[ChainLink]]:
+        """Run hops start.. of the plan after `chain`, record them and read the whole chain back, in one statement."""
         first_new = len(chain)
         pending: list[dict] = []
         for index in range(start, len(plan.subquestions)):
@@ -74,5 +74,4 @@ class Care:
             query = plan.subquestions[index].replace(PLACEHOLDER, entity) if index else plan.subquestions[0]
             prev = chain[-1].step_id if chain else None
             chain.append(steps.select_hop(ctx, pending, plan, index, query, entity_id, entity, prev, self.top_k))
-        steps.record(ctx, pending, chain[first_new:])
-        return chain
+        return chain, steps.record_and_read_chain(ctx, pending, chain[first_new:], chain)

@@ -99,6 +99,8 @@ class OfflinePlanner:
         self.silent_cost = silent_cost
         self.max_silent = max_silent
         self.max_topics = max_topics
+        # _group_scores' memo, checked against the analysis it was built for
+        self._scores_memo: dict[tuple, tuple[TextAnalysis, np.ndarray, np.ndarray]] = {}
 
     # -- public ----------------------------------------------------------
     def plan(self, question: str) -> OfflinePlan:
@@ -162,6 +164,20 @@ class OfflinePlanner:
             scores = scores * self.reverse_factor
         return key, scores
 
+    def _group_scores(self, analysis: TextAnalysis, fact: CandidateFact) -> tuple[np.ndarray, np.ndarray]:
+        """`_hop_scores` of a fact and where they reach the claim level, once per search.
+
+        A search meets the same (relation, label, direction) in many states (every
+        beam state next to a country has its citizens), and the scores depend on
+        nothing else; the arrays are shared, so nobody may write to them.
+        """
+        memo_key = (fact.relation, fact.relation_id, fact.direction)
+        found = self._scores_memo.get(memo_key)
+        if found is None or found[0] is not analysis:
+            scores = self._hop_scores(analysis, fact)[1]
+            found = self._scores_memo[memo_key] = (analysis, scores, scores >= self.claim)
+        return found[1], found[2]
+
     def _score(self, hops: Sequence[_Hop], analysis: TextAnalysis) -> tuple[float, list[list[int]], np.ndarray]:
         """Path score, the tokens each hop owns, and the credited score per token.
 
@@ -174,27 +190,32 @@ class OfflinePlanner:
         n = analysis.size
         owned: list[list[int]] = [[] for _ in hops]
         credited = np.zeros(n, dtype=np.float32)
-        if not hops:
-            return 0.0, owned, credited
+        if not hops or not n:
+            cost = sum(self.silent_cost for _hop in hops)  # nothing to own: every hop is paid as silent
+            return float(credited.sum()) - cost, owned, credited
         stems = [t.stem for t in analysis.tokens]
         owned_stems: list[set[str]] = [set() for _ in hops]
-        mat = np.stack([h.scores for h in hops]) if n else np.zeros((len(hops), 0))
-        order = np.argsort(-mat.max(axis=0), kind="stable") if n else []
-        for t in order:
-            col = mat[:, t]
-            top = col.max()
-            if top < self.claim:
+        mat = np.stack([h.scores for h in hops])
+        top = mat.max(axis=0)
+        # The comparisons are made on the float32 arrays, as they were on numpy scalars token by
+        # token: the same ties, computed in three array operations instead of a few per token.
+        claimed = (top >= self.claim).tolist()
+        near = (mat >= top - 1e-6).T.tolist()  # near[t][h]: hop h is tied for the best score of token t
+        silent = [hop.silent for hop in hops]
+        for t in np.argsort(-top, kind="stable").tolist():
+            if not claimed[t]:
                 continue
-            tied = [
-                h for h in range(len(hops))
-                if col[h] >= top - 1e-6 and not hops[h].silent and stems[t] not in owned_stems[h]
-            ]
-            if not tied:
+            stem, tied = stems[t], near[t]
+            h = -1  # among the tied hops that may own this word, the one owning fewest, then the first
+            for i in range(len(hops)):
+                if tied[i] and not silent[i] and stem not in owned_stems[i]:
+                    if h < 0 or len(owned[i]) < len(owned[h]):
+                        h = i
+            if h < 0:
                 continue
-            h = min(tied, key=lambda i: (len(owned[i]), i))
-            owned[h].append(int(t))
-            owned_stems[h].add(stems[t])
-            credited[t] = top
+            owned[h].append(t)
+            owned_stems[h].add(stem)
+            credited[t] = top[t]
         cost = sum(self.silent_cost if (hop.silent or not owned[h]) else self.hop_cost for h, hop in enumerate(hops))
         return float(credited.sum()) - cost, owned, credited
 
@@ -206,6 +227,8 @@ class OfflinePlanner:
         beam = [start]
         finished: list[_State] = []
         for _depth in range(self.max_hops):
+            if finished and self._settled(beam, max(finished, key=_State.rank), n):
+                break  # nothing the beam can still grow into would be chosen: no read for it
             # a state that explains the whole question is not extended (see _extend): its
             # neighbourhood is not read (for a 4-hop question, the whole of the fifth read)
             self._load([state.entity_id for state in beam if (state.best <= 0).any()], cache)
@@ -231,6 +254,26 @@ class OfflinePlanner:
         # Highest score; on ties the shorter path (fewer unsupported steps).
         return max(finished, key=_State.rank)
 
+    def _settled(self, beam: Sequence[_State], best: _State, n: int) -> bool:
+        """True when no path grown from the beam could outrank `best`.
+
+        A path of k hops scores at most n * cap - k * (the cheaper hop cost):
+        every hop's score for a token is at most 1 (at most reverse_factor
+        against a fact's direction), a token is credited once, and every hop
+        is paid for. When each state still to extend is bounded below `best`
+        (by more than the 6 decimals ranks are compared at), all they could
+        become would rank below it, and so would every later state, which all
+        descend from them: the search would end with `best` anyway. Typically
+        the states beside a path that explains every word of the question in
+        the words of its relations, whose extension costs a neighbourhood read.
+        """
+        cheapest = min(self.hop_cost, self.silent_cost)
+        if cheapest < 0:
+            return False  # then longer paths are not bounded
+        cap = n * max(1.0, self.reverse_factor)
+        limit = best.score - 2e-6
+        return all(not (state.best <= 0).any() or cap - (len(state.hops) + 1) * cheapest < limit for state in beam)
+
     def _extend(self, state: _State, analysis: TextAnalysis, cache: dict[str, list[CandidateFact]]) -> list[_State]:
         unexplained = state.best <= 0
         if not unexplained.any():
@@ -247,9 +290,10 @@ class OfflinePlanner:
         explaining: list[tuple[_State, list[CandidateFact]]] = []
         # (lean, facts, scores, child if already built); a bridge's child is built only if used
         bridges: list[tuple[float, list[CandidateFact], np.ndarray, _State | None]] = []
+        reach = state.best + self.improve
         for facts in groups.values():
-            _key, scores = self._hop_scores(analysis, facts[0])
-            explains = bool(self._gains(state, scores, unexplained).any())
+            scores, claimable = self._group_scores(analysis, facts[0])
+            explains = bool(self._gains(scores, claimable, unexplained, reach).any())
             proto = self._child(state, facts[0], analysis, scores, explains=True) if explains else None
             if proto is not None and proto.silent == state.silent:
                 explaining.append((proto, facts))
@@ -275,11 +319,13 @@ class OfflinePlanner:
                     return out
         return out
 
-    def _gains(self, state: _State, scores: np.ndarray, unexplained: np.ndarray) -> np.ndarray:
+    def _gains(self, scores: np.ndarray, claimable: np.ndarray, unexplained: np.ndarray,
+               reach: np.ndarray) -> np.ndarray:
         """Tokens a hop with these scores would newly explain. The stopping rule: a
         hop must explain a part of the question that no earlier hop explained, or
-        explain it clearly better (a word an earlier hop only loosely claimed)."""
-        return (scores >= self.claim) & (unexplained | (scores >= state.best + self.improve))
+        explain it clearly better (a word an earlier hop only loosely claimed).
+        `claimable` is scores >= claim, `reach` the state's best + improve."""
+        return claimable & (unexplained | (scores >= reach))
 
     def _child(self, state: _State, fact: CandidateFact, analysis: TextAnalysis, scores: np.ndarray,
                *, explains: bool) -> _State:
