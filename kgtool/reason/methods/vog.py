@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
-from kgtool.core.types import CandidateFact, Verdict
+from kgtool.core.types import CandidateFact, ChainLink, Verdict
 from kgtool.errors import ConfigError
 from kgtool.reason import bandit, steps
 from kgtool.reason.agents.vog_base import (
@@ -226,20 +226,20 @@ class Vog:
             # rows in fact-id order: concurrent answers then lock shared Fact nodes in one order (no deadlock)
             candidates=[candidate_row(c) for c in sorted(candidates, key=lambda c: c.fact_id)])
         hop = HopState(row["id"], index + 1, query, entity_id, entity, chosen, answer_id, answer)
-        steps.record(ctx, [row], [hop])
+        # the step is written and read back from the graph in one round trip; the verifier judges what was stored
+        links = steps.record_and_read_chain(ctx, [row], [hop], [hop])
         observation = Observation(entity_id, entity, options, width, entropy, selected, candidates, chosen)
         visited = [plan.topic_id or ""] + [e.hop.answer_id or "" for e in chain[:index]]
-        check = self._verify(ctx, state, question, plan, version, index, hop, observation, visited)
+        check = self._verify(ctx, state, question, plan, version, index, hop, links[0] if links else None,
+                             observation, visited)
         if not check.consistent and chosen is not None and check.error_type != VogError.HALLUCINATED_FACT:
             # a wrong prediction is the plan's fault, not the fact's: the graph is the authority
             state.rejected.add(chosen.fact_id)
         return _Executed(hop, observation, check)
 
     def _verify(self, ctx: RunContext, state: _State, question: str, plan: VogPlan, version: int, index: int,
-                hop: HopState, obs: Observation, visited: list[str]) -> Check:
-        """Read the step back from the graph, verify it (plus NLI), store the verdict with its confidence."""
-        links = steps.read_chain(ctx, [hop])
-        link = links[0] if links else None
+                hop: HopState, link: ChainLink | None, obs: Observation, visited: list[str]) -> Check:
+        """Verify the step as the graph stores it (`link`, plus NLI); store the verdict with its confidence."""
         verifier = ctx.role("vog_verifier")
         check = state.call(lambda: verifier.verify(question, plan, index, link, obs, visited))
         self._nli(plan, index, link, check)
