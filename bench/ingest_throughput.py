@@ -32,16 +32,23 @@ kgtool, ... for --rounds):
   same), and before each timed run the graph is emptied and the indexes have
   dropped it, so no writer pays for the previous one's index work.
 
+Beside the wall times, the CPU seconds of the server's JVM and of this
+process are taken over each timed run and compared too: on a machine shared
+with other work the wall times swing with the load, the CPU seconds much less.
+Also printed: how long each kgtool run took to begin its first batch write
+(a JSONL file is streamed, so that is not the time to read all of it).
+
 Then kgtool's ingest runs again on the loaded graph, and the node and
 relationship counts must not change (idempotence). --profile also replays
 the captured batches through kgtool's own statements one at a time
-(`load.write_steps`) and prints the server time of each.
+(`load.write_batch`) and prints the server time of each.
 
 Target (issue 15): streaming ingest within 1.5x of the floor of the same run.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -221,25 +228,48 @@ def empty(kg) -> None:
     kg.db.run_autocommit("admin/await_fulltext")
 
 
+FIRST_WRITE: list[float] = []  # per timed kgtool run: seconds from its start to its first batch write
+
+
 def kg_ingest(kg, path: Path, batch_size: int):
+    from kgtool.ingest import load
+
+    real, first = load.write_rows, []
+
+    def noted(db, rows):
+        if not first:
+            first.append(time.perf_counter())
+        return real(db, rows)
+
+    load.write_rows = noted
     t0 = time.perf_counter()
-    summary = kg.ingest_edits(path, extractor="anchor", embed_relations=False, batch_size=batch_size)
-    return time.perf_counter() - t0, summary
+    try:
+        summary = kg.ingest_edits(path, extractor="anchor", embed_relations=False, batch_size=batch_size)
+    finally:
+        load.write_rows = real
+    seconds = time.perf_counter() - t0
+    FIRST_WRITE.append(first[0] - t0 if first else float("nan"))
+    return seconds, summary
 
 
 def profile_statements(kg, batches: list) -> dict[str, float]:
-    """Seconds per kgtool statement over all batches, each batch in one transaction as usual."""
+    """Seconds per kgtool statement over all batches, each batch in one transaction as usual
+    (`load.write_batch`, the loader's own sequence, with a runner that times each statement)."""
     from kgtool.graph import queries
-    from kgtool.ingest.load import write_steps
+    from kgtool.ingest.load import write_batch
 
     spent: dict[str, float] = defaultdict(float)
     with kg.db.session() as session:
         for rows in batches:
             def work(tx, rows=rows):
-                for name, params in write_steps(rows):
+                def run(name, params):
                     t0 = time.perf_counter()
-                    tx.run(queries.text(name), params).consume()
+                    result = tx.run(queries.text(name), params)
+                    keys = result.keys()
+                    out = [dict(zip(keys, record)) for record in result]
                     spent[name] += time.perf_counter() - t0
+                    return out
+                write_batch(run, rows)
             t0 = time.perf_counter()
             session.execute_write(work)
             spent["(whole transactions)"] += time.perf_counter() - t0
@@ -257,8 +287,35 @@ def profile_floor(kg, plan) -> dict[str, float]:
                     t0 = time.perf_counter()
                     tx.run(FLOOR[name], rows=rows).consume()
                     spent[name] += time.perf_counter() - t0
+            t0 = time.perf_counter()
             session.execute_write(work)
+            spent["(whole transactions)"] += time.perf_counter() - t0
+    spent["(commit and the rest)"] = spent["(whole transactions)"] - sum(
+        v for k, v in spent.items() if not k.startswith("("))
     return dict(spent)
+
+
+class CpuClock:
+    """CPU seconds spent by the server's JVM and by this process: on a machine shared with
+    other work, wall times swing with the load while CPU seconds mostly do not."""
+
+    def __init__(self, kg):
+        from kgtool.graph.server import LocalServer
+
+        self.pid = LocalServer(kg.settings).pid()
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def server(self) -> float:
+        if self.pid is None:
+            return float("nan")
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / self.tick  # utime + stime
+
+    def measure(self, fn, *args):
+        """fn(*args), and (server CPU s, client CPU s) it took."""
+        s0, c0 = self.server(), time.process_time()
+        out = fn(*args)
+        return out, (self.server() - s0, time.process_time() - c0)
 
 
 def shape(kg) -> dict[str, int]:
@@ -310,6 +367,7 @@ def _run(args, sizes: list[int], workdir: Path) -> int:
     heap, pagecache = memory_for(args.edits)
     results = []
     with bench_graph(heap, pagecache, label="ingest") as kg:
+        clock = CpuClock(kg)
         warm_plan = floor_plan(capture_rows(kg, warm, sizes[0])[0])
         for _ in range(2):  # JIT, query plans, driver: both writers
             floor_ingest(kg, warm_plan)
@@ -327,16 +385,21 @@ def _run(args, sizes: list[int], workdir: Path) -> int:
                 floor_ingest(kg, plan)
                 empty(kg)
             floor_times, kg_times, summary = [], [], None
+            floor_cpu, kg_cpu, kg_first = [], [], []
             floor_shape = floor_elems = kg_shape = kg_elems = None
             for r in range(args.rounds):
                 empty(kg)
-                floor_times.append(floor_ingest(kg, plan))
+                seconds, cpu = clock.measure(floor_ingest, kg, plan)
+                floor_times.append(seconds)
+                floor_cpu.append(cpu)
                 floor_shape, floor_elems = shape(kg), elements(kg)
                 log(f"batch {size} round {r + 1}: floor {args.edits / floor_times[-1]:,.0f} edits/s "
                     f"({load_average()})")
                 empty(kg)
-                seconds, summary = kg_ingest(kg, corpus, size)
+                (seconds, summary), cpu = clock.measure(kg_ingest, kg, corpus, size)
                 kg_times.append(seconds)
+                kg_cpu.append(cpu)
+                kg_first.append(FIRST_WRITE[-1])
                 kg_shape, kg_elems = shape(kg), elements(kg)
                 log(f"batch {size} round {r + 1}: kgtool {args.edits / seconds:,.0f} edits/s "
                     f"({summary.edits_loaded:,} edits loaded, {summary.kept:,} candidates kept by EATR)")
@@ -352,6 +415,7 @@ def _run(args, sizes: list[int], workdir: Path) -> int:
             empty(kg)
             results.append({
                 "size": size, "floor": floor_times, "kgtool": kg_times, "again": again_s, "prep": prep_s,
+                "floor_cpu": floor_cpu, "kg_cpu": kg_cpu, "kg_first": kg_first,
                 "summary": summary, "kg_shape": kg_shape, "after": after, "floor_shape": floor_shape,
                 "kg_elems": kg_elems, "floor_elems": floor_elems, "profile": profile,
             })
@@ -377,6 +441,13 @@ def _run(args, sizes: list[int], workdir: Path) -> int:
               f"vs target <= {TARGET_RATIO}x: {verdict(ratio <= TARGET_RATIO)}")
         print("  per round, kgtool s / floor s: " + ", ".join(
             f"{k:.1f}/{f:.1f}" for k, f in zip(res["kgtool"], res["floor"])))
+        print("  per round, CPU s (server + client), kgtool / floor: " + ", ".join(
+            f"{k[0]:.1f}+{k[1]:.1f} / {f[0]:.1f}+{f[1]:.1f}" for k, f in zip(res["kg_cpu"], res["floor_cpu"])))
+        print("  kgtool's first batch write began after (s, per round): "
+              + ", ".join(f"{x:.2f}" for x in res["kg_first"]))
+        kg_c, fl_c = _median([sum(c) for c in res["kg_cpu"]]), _median([sum(c) for c in res["floor_cpu"]])
+        print(f"  CPU seconds (medians): kgtool {kg_c:.1f}, floor {fl_c:.1f}: {kg_c / fl_c:.2f}x "
+              "(less swayed by other work on the machine than the wall times)")
         ke, fe = res["kg_elems"], res["floor_elems"]
         print(f"  elements written: kgtool {ke.nodes:,} nodes + {ke.relationships:,} rels + {ke.properties:,} props"
               f" = {ke.total:,}; floor {fe.nodes:,} + {fe.relationships:,} + {fe.properties:,} = {fe.total:,}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable, TypeVar
 
 from kgtool.config import Settings
 from kgtool.errors import ConfigError, DatabaseError, DatabaseUnavailable, ReadOnlyViolation, describe
@@ -21,6 +21,10 @@ from kgtool.graph import queries
 # experimental query API that needs extra packages and has no transactions
 # of the kind kgtool uses.
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+T = TypeVar("T")
+# runs a named statement with its parameters and returns its rows as dicts
+Runner = Callable[[str, dict], list[dict]]
 
 # seconds to wait before each retry of a statement the server rolled back as transient (run_in)
 TRANSIENT_RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
@@ -156,12 +160,19 @@ class Database:
     def write_many(self, steps: Iterable[tuple[str, dict]]) -> list[list[dict]]:
         """Several named writes in ONE transaction: a failure leaves no partial state."""
         steps = list(steps)
+        return self.write_transaction(lambda run: [run(name, params) for name, params in steps])
 
-        def work(tx):
-            return [_rows(tx.run(queries.text(name), params)) for name, params in steps]
+    def write_transaction(self, work: Callable[[Runner], T]) -> T:
+        """`work(run)` in ONE write transaction, where `run(name, params)` runs a named statement
+        in it and returns its rows: for writes whose later statements depend on earlier rows.
+
+        The driver runs `work` again on a transient error, so it must do nothing else that
+        cannot be done twice."""
+        def in_transaction(tx):
+            return work(lambda name, params: _rows(tx.run(queries.text(name), params)))
 
         with self.session() as session:
-            return session.execute_write(work)
+            return session.execute_write(in_transaction)
 
     def apply_schema(self, settings: Settings | None = None) -> int:
         """Apply cypher/schema.cypher (idempotent); returns the statement count."""

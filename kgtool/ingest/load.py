@@ -225,20 +225,38 @@ class WriteCounts:
 
 
 def write_rows(db: Database, rows: GraphRows) -> WriteCounts:
-    """Write one batch in one transaction; then flag and resolve conflicts among the touched slots."""
-    steps = write_steps(rows)
-    results = dict(zip((name for name, _ in steps), db.write_many(steps)))
-    flagged = results["ingest/flag_conflicts"]
-    overridden = [r["edit_id"] for r in results["ingest/resolve_conflicts"] if r["after"] == "superseded-by-conflict"]
-    return WriteCounts(conflicts=flagged[0]["conflicts"] if flagged else 0, overridden=overridden)
+    """Write one batch in one transaction (write_batch), conflict verdicts of its slots included."""
+    return db.write_transaction(lambda run: write_batch(run, rows))
 
 
-def write_steps(rows: GraphRows) -> list[tuple[str, dict]]:
-    """The named statements and parameters that write one batch, in order (bench/ profiles them one by one)."""
+def write_batch(run, rows: GraphRows) -> WriteCounts:
+    """The statements of one batch, through `run(name, params) -> rows` (one transaction's;
+    bench/ passes one that also times each statement).
+
+    The merges come first; then the store names the slots of the batch whose conflict
+    verdicts can change (ingest/contested_slots), and only those go through the conflict
+    statements and the slot-wide fact status recomputation. The facts the batch writes
+    or links get their status recomputed one by one.
+    """
+    for name, params in merge_steps(rows):
+        run(name, params)
+    contested = [r["slot"] for r in run("ingest/contested_slots", {"slots": sorted(rows.slots)})]
+    counts = WriteCounts()
+    if contested:
+        flagged = run("ingest/flag_conflicts", {"slots": contested})
+        resolved = run("ingest/resolve_conflicts", {"slots": contested})
+        counts.conflicts = flagged[0]["conflicts"] if flagged else 0
+        counts.overridden = [r["edit_id"] for r in resolved if r["after"] == "superseded-by-conflict"]
+    # after the conflict verdicts: an overridden edit's facts no longer count as asserted
+    run("ingest/update_fact_status", {"fact_ids": list(rows.facts), "slots": contested})
+    return counts
+
+
+def merge_steps(rows: GraphRows) -> list[tuple[str, dict]]:
+    """The named merge statements and parameters of one batch, in order."""
     entities = [
         {**row, "alias_text": " | ".join(row["aliases"])} for row in rows.entities.values()
     ]
-    slots = sorted(rows.slots)
     stamps: dict[str, dict] = {}
     for row in rows.edit_order:
         stamps.setdefault(row["id"], row)  # the first stamp of an id stays, as in the store
@@ -248,8 +266,6 @@ def write_steps(rows: GraphRows) -> list[tuple[str, dict]]:
     edits = [{**row, "ingested_at": stamps.get(row["id"], {}).get("ingested_at"),
               "position": stamps.get(row["id"], {}).get("position"), "superseded": replaced.get(row["id"], [])}
              for row in rows.edits]
-    # the facts the batch's edits assert or replace get their status through the edits' slots
-    through_slots = {fid for row in edits for fid in (*row["fact_ids"], *row["superseded"])}
     return [
         ("ingest/merge_entities", {"rows": entities}),
         ("ingest/merge_relations", {"rows": list(rows.relations.values())}),
@@ -257,11 +273,6 @@ def write_steps(rows: GraphRows) -> list[tuple[str, dict]]:
         ("ingest/merge_edits", {"rows": edits}),
         ("ingest/merge_passages", {"rows": list(rows.passages.values())}),
         ("ingest/merge_sources", {"rows": rows.source_rows()}),
-        ("ingest/flag_conflicts", {"slots": slots}),
-        ("ingest/resolve_conflicts", {"slots": slots}),
-        # after the conflict verdicts: an overridden edit's facts no longer count as asserted
-        ("ingest/update_fact_status", {"fact_ids": [f for f in rows.facts if f not in through_slots],
-                                       "slots": slots}),
     ]
 
 

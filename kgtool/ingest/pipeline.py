@@ -2,7 +2,9 @@
 
 Default mode skips bad records (each reported with file:line and reason) and
 loads the good ones; strict mode validates the whole file first and writes
-nothing if any record is bad. Each batch is one transaction.
+nothing if any record is bad. Each batch is one transaction. A JSONL file is
+read as the batches need it (the first batches are written while the rest is
+read); MQuAKE files, --strict and the `fail` policy read the whole file first.
 
 Conflicting edits of one slot follow the `conflicts` policy (load.CONFLICT_POLICIES):
 latest (default) lets the later edit win, keep-all keeps both in force, fail
@@ -23,7 +25,7 @@ from kgtool.ingest import load
 from kgtool.ingest.eatr import Eatr
 from kgtool.ingest.extract import get_extractor
 from kgtool.ingest.linking import Gazetteer
-from kgtool.ingest.readers import read_edits
+from kgtool.ingest.readers import JsonlEdits, read_edits, stream_edits
 from kgtool.ingest.records import BadRecord
 
 
@@ -80,10 +82,23 @@ def ingest_edits(
     if conflicts not in load.CONFLICT_POLICIES:
         raise InputError(f"unknown conflict policy {conflicts!r}; use one of: {', '.join(load.CONFLICT_POLICIES)}")
     path = Path(path)
-    result = read_edits(path, format)
+    # a JSONL file is read as the batches need it, so the first batches are written while
+    # the rest is read; --strict and `fail` judge the whole file before any write, and a
+    # MQuAKE file is one JSON list: those are read whole first
+    stream = None if strict or conflicts == "fail" else stream_edits(path, format)
+    try:
+        return _ingest(db, path, stream, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
+                       batch_size=batch_size, delta_rel=delta_rel, embedder=embedder, settings=settings,
+                       progress=progress, conflicts=conflicts, t0=t0)
+    finally:
+        if stream is not None:
+            stream.close()
+
+
+def _ingest(db: Database, path: Path, stream: JsonlEdits | None, *, format, extractor, eatr, strict, batch,
+            batch_size, delta_rel, embedder, settings, progress, conflicts, t0) -> IngestSummary:
+    result = read_edits(path, format) if stream is None else stream
     summary = IngestSummary(str(path), batch or path.stem, conflict_policy=conflicts)
-    summary.records_read = len(result.edits) + len(result.bad)
-    summary.skipped = list(result.bad)
     if strict and result.bad:
         raise strict_error(result.bad)
     if conflicts == "fail":
@@ -96,20 +111,26 @@ def ingest_edits(
     if base is not None:
         load.write_rows(db, base)
 
-    total = len(result.edits)
+    def total() -> int:  # exact once the file is read; until then the lines left count as edits
+        return len(result.edits) + (stream.lines_left() if stream is not None else 0)
+
     committed = 0  # edits of the batches written so far (the next batch is prepared before that)
 
     def prepare(start: int):
+        if stream is not None:
+            stream.read_until(start + batch_size)
+        if start >= len(result.edits):
+            return None
         return start, front.batch(start, batch_size)
 
     def account(prepared, counts: load.WriteCounts) -> None:
         nonlocal committed
         start, _rows = prepared
-        committed = min(start + batch_size, total)
+        committed = min(start + batch_size, len(result.edits))
         summary.conflicts += counts.conflicts
         summary.superseded_by_conflict += len(counts.overridden)
         if progress:
-            progress(committed, total)
+            progress(committed, total())
 
     # Extraction and EATR of the next batch (client CPU) overlap the write of
     # this one (server work); writes stay one at a time and in file order, and
@@ -117,16 +138,21 @@ def ingest_edits(
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-ingest-write") as writer:
             pending = None  # (prepared batch, its write)
-            for start in range(0, total, batch_size):
-                prepared = prepare(start)
+            start = 0
+            while (prepared := prepare(start)) is not None:
                 if pending is not None:
                     account(pending[0], pending[1].result())
                 pending = (prepared, writer.submit(load.write_rows, db, prepared[1]))
+                start += batch_size
             if pending is not None:
                 account(pending[0], pending[1].result())
     except DRIVER_FAILURES as exc:
-        raise interrupted(exc, path, committed=committed, total=total, batch_size=batch_size,
+        if stream is not None:
+            stream.read_all()  # to say how many edits the file holds
+        raise interrupted(exc, path, committed=committed, total=len(result.edits), batch_size=batch_size,
                           unit="edits") from exc
+    summary.records_read = len(result.edits) + len(result.bad)
+    summary.skipped = list(result.bad)
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
@@ -150,8 +176,16 @@ class EditRows:
         # a name ("anchor", "rebel", "llm", "auto", a model directory) or an Extractor object
         self.extractor = get_extractor(extractor, settings=settings) if isinstance(extractor, str) else extractor
         # the gazetteer is built only if some candidate names an entity other than its edit's own
-        self.refiner = Eatr(embedder, lambda: Gazetteer.from_records(result.edits, result.base_facts),
+        self.refiner = Eatr(embedder, lambda: Gazetteer.from_records(*self._everything()),
                             delta_rel=delta_rel, enabled=eatr, embedder_spec=getattr(settings, "embedder", "auto"))
+
+    def _everything(self):
+        """All edits and base facts of the file, for the gazetteer: a file that is being
+        streamed (readers.JsonlEdits) is read to its end first."""
+        read_all = getattr(self.result, "read_all", None)
+        if read_all is not None:
+            read_all()
+        return self.result.edits, self.result.base_facts
 
     def _rows(self) -> load.GraphRows:
         rows = load.GraphRows()

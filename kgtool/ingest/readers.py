@@ -47,9 +47,11 @@ facts, and `new_single_hops` becomes the gold hops of the case.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from kgtool.errors import InputError
 from kgtool.ingest.records import (
@@ -90,6 +92,17 @@ def read_edits(path: str | Path, format: str | None = None) -> ReadResult:
     return read_mquake(path)
 
 
+def stream_edits(path: str | Path, format: str | None = None) -> JsonlEdits | None:
+    """The edit file as a JsonlEdits to read as far as needed, or None for a format that is
+    read whole (MQuAKE: one JSON list); the same errors as read_edits for a missing file
+    or an unknown format."""
+    path = Path(path)
+    fmt = _resolve_format(path, format)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file; check the path of the edit corpus")
+    return JsonlEdits(path) if fmt == "jsonl" else None
+
+
 def _resolve_format(path: Path, format: str | None) -> str:
     return resolve_format(path, format, what="edit", aliases=_FORMAT_ALIASES, extensions=_EXTENSIONS,
                           formats=FORMATS)
@@ -115,8 +128,11 @@ def resolve_format(path: Path, format: str | None, *, what: str, aliases: dict[s
 # --------------------------------------------------------------------------- validation
 
 
-def _text_problem(name: str, value: Any, *, required: bool) -> str | None:
-    """Why `value` is not acceptable for field `name`, or None."""
+def _text_problem(name: str, value: Any, *, required: bool, surrogates: bool = True) -> str | None:
+    """Why `value` is not acceptable for field `name`, or None.
+
+    surrogates=False skips the UTF-8 check, for values parsed from text that cannot hold
+    an unpaired surrogate (see _may_hold_surrogates)."""
     if value is None:
         return f"missing required field '{name}'" if required else None
     if not isinstance(value, str):
@@ -126,12 +142,12 @@ def _text_problem(name: str, value: Any, *, required: bool) -> str | None:
     limit = MAX_TEXT_CHARS if name in _LONG_FIELDS else MAX_NAME_CHARS
     if len(value) > limit:
         return f"field '{name}' is {len(value):,} characters long (limit {limit:,})"
-    if not _encodable(value):
+    if surrogates and not _encodable(value):
         return f"field '{name}' contains an unpaired surrogate and cannot be stored as UTF-8"
     return None
 
 
-def _aliases_problem(name: str, value: Any) -> str | None:
+def _aliases_problem(name: str, value: Any, *, surrogates: bool = True) -> str | None:
     if not isinstance(value, (list, tuple)):
         return f"field '{name}' must be a list of strings, got {_type_name(value)}"
     for k, alias in enumerate(value):
@@ -139,34 +155,51 @@ def _aliases_problem(name: str, value: Any) -> str | None:
             return f"field '{name}'[{k}] must be a string, got {_type_name(alias)}"
         if len(alias) > MAX_NAME_CHARS:
             return f"field '{name}'[{k}] is {len(alias):,} characters long (limit {MAX_NAME_CHARS:,})"
-        if not _encodable(alias):
+        if surrogates and not _encodable(alias):
             return f"field '{name}'[{k}] contains an unpaired surrogate and cannot be stored as UTF-8"
     return None
 
 
 def validate_edit(edit: EditRecord) -> str | None:
     """Return what is wrong with an edit (first problem found), or None if it is fine."""
-    problem = _text_problem("id", edit.id, required=True)
+    return _edit_problem(edit)
+
+
+def _edit_problem(edit: EditRecord, *, aliases: bool = True, surrogates: bool = True) -> str | None:
+    """validate_edit, minus the alias check when the reader has done it already (aliases=False)
+    and the UTF-8 check when the source text cannot hold unpaired surrogates."""
+    problem = _text_problem("id", edit.id, required=True, surrogates=surrogates)
     if problem:
         return problem
     for name in _REQUIRED_TEXT:
-        problem = _text_problem(name, getattr(edit, name), required=True)
+        problem = _text_problem(name, getattr(edit, name), required=True, surrogates=surrogates)
         if problem:
             return problem
     for name in (*_OPTIONAL_NAMES, *_OPTIONAL_TEXT, "case_id"):
-        problem = _text_problem(name, getattr(edit, name), required=False)
+        problem = _text_problem(name, getattr(edit, name), required=False, surrogates=surrogates)
         if problem:
             return problem
-    for name in _ALIAS_FIELDS:
-        problem = _aliases_problem(name, getattr(edit, name))
-        if problem:
-            return problem
+    if aliases:
+        for name in _ALIAS_FIELDS:
+            problem = _aliases_problem(name, getattr(edit, name), surrogates=surrogates)
+            if problem:
+                return problem
     return None
 
 
 # the field rules of this module, for the other readers of the package (kgtool/ingest/facts.py)
 text_problem = _text_problem
 aliases_problem = _aliases_problem
+
+
+# A JSON escape of a UTF-16 surrogate (\uD800-\uDFFF): the only way a value parsed from
+# valid UTF-8 can hold an unpaired one. Lines without it skip the per-field UTF-8 check
+# (an encode of every field and alias).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    return _SURROGATE_ESCAPE.search(text) is not None
 
 
 def _encodable(text: str) -> bool:
@@ -200,27 +233,111 @@ def _type_name(value: Any) -> str:
 
 def read_jsonl(path: str | Path) -> ReadResult:
     """Read kgtool's JSONL edit format (see the module docstring)."""
-    path = Path(path)
-    result = ReadResult()
+    with JsonlEdits(path) as stream:
+        return stream.read_all()
+
+
+def iter_jsonl(path: str | Path, bad: list[BadRecord] | None = None) -> Iterator[tuple[int, EditRecord]]:
+    """(line number, edit) of a JSONL edit file, one line at a time, with read_jsonl's checks:
+    bad lines and repeated ids (reported on their later line) go to `bad`, or are dropped when None."""
     first_line_of: dict[str, int] = {}
-    with path.open("rb") as handle:
+    with Path(path).open("rb") as handle:
         for lineno, raw in enumerate(handle, start=1):
             where = f"{path}:{lineno}"
-            edit_or_reason = _parse_jsonl_line(raw, lineno, where)
-            if edit_or_reason is None:
+            edit = _parse_jsonl_line(raw, lineno, where)
+            if edit is None:
                 continue
-            if isinstance(edit_or_reason, str):
-                result.bad.append(BadRecord(where, edit_or_reason))
+            if isinstance(edit, str):
+                if bad is not None:
+                    bad.append(BadRecord(where, edit))
                 continue
-            edit = edit_or_reason
-            if edit.id in first_line_of:
-                result.bad.append(
-                    BadRecord(where, f"duplicate id {edit.id!r} (first used on line {first_line_of[edit.id]})")
-                )
+            first = first_line_of.setdefault(edit.id, lineno)
+            if first != lineno:
+                if bad is not None:
+                    bad.append(BadRecord(where, f"duplicate id {edit.id!r} (first used on line {first})"))
                 continue
-            first_line_of[edit.id] = lineno
-            result.edits.append(edit)
-    return result
+            yield lineno, edit
+
+
+def count_lines(path: str | Path) -> int:
+    """Lines in the file, blank ones too (for a progress total before the file is read)."""
+    lines, last = 0, b"\n"
+    with Path(path).open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+    return lines + (last != b"\n")
+
+
+class JsonlEdits:
+    """kgtool's JSONL edit format, read as far as asked: the streaming ingest writes the
+    first batches while the rest of the file is still being read.
+
+    `result` holds what has been read so far (edits in file order, bad lines as
+    file:line: reason, duplicate ids reported on their later line), exactly what
+    read_jsonl returns once the file is read to its end.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.result = ReadResult()
+        self.done = False
+        self._stream: Iterator[tuple[int, EditRecord]] | None = None
+        self._lines_read = 0  # up to the last edit read
+        self._lines: int | None = None
+
+    def __enter__(self) -> "JsonlEdits":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+
+    # what has been read so far, under ReadResult's names (EditRows reads these)
+    @property
+    def edits(self) -> list[EditRecord]:
+        return self.result.edits
+
+    @property
+    def base_facts(self) -> list[BaseFact]:
+        return self.result.base_facts
+
+    @property
+    def bad(self) -> list[BadRecord]:
+        return self.result.bad
+
+    def read_until(self, n_edits: int) -> ReadResult:
+        """Read on until `n_edits` good edits are in (or the file ends)."""
+        if self.done:
+            return self.result
+        if self._stream is None:
+            self._stream = iter_jsonl(self.path, self.result.bad)
+        edits = self.result.edits
+        while len(edits) < n_edits:
+            item = next(self._stream, None)
+            if item is None:
+                self.done = True
+                self.close()
+                break
+            self._lines_read, edit = item
+            edits.append(edit)
+        return self.result
+
+    def read_all(self) -> ReadResult:
+        return self.read_until(sys.maxsize)
+
+    def lines_left(self) -> int:
+        """Lines not read yet (an upper bound of the edits still to come); the file's lines
+        are counted on the first call."""
+        if self.done:
+            return 0
+        if self._lines is None:
+            self._lines = count_lines(self.path)
+        return max(self._lines - self._lines_read, 0)
 
 
 def _parse_jsonl_line(raw: bytes, lineno: int, where: str) -> EditRecord | str | None:
@@ -239,10 +356,10 @@ def _parse_jsonl_line(raw: bytes, lineno: int, where: str) -> EditRecord | str |
         return f"malformed JSON: {exc.msg} (column {exc.colno})"
     if not isinstance(obj, dict):
         return f"expected a JSON object, got {_type_name(obj)}"
-    return _edit_from_mapping(obj, where)
+    return _edit_from_mapping(obj, where, surrogates=_may_hold_surrogates(text))
 
 
-def _edit_from_mapping(obj: dict, where: str) -> EditRecord | str:
+def _edit_from_mapping(obj: dict, where: str, *, surrogates: bool = True) -> EditRecord | str:
     raw_id = obj.get("id")
     if isinstance(raw_id, int) and not isinstance(raw_id, bool):
         raw_id = str(raw_id)
@@ -254,12 +371,12 @@ def _edit_from_mapping(obj: dict, where: str) -> EditRecord | str:
         values[name] = obj.get(name)
     for name in _ALIAS_FIELDS:
         aliases = obj.get(name, ())
-        problem = _aliases_problem(name, aliases)
+        problem = _aliases_problem(name, aliases, surrogates=surrogates)
         if problem:
             return problem
         values[name] = tuple(aliases)
     edit = EditRecord(source=where, **values)
-    return validate_edit(edit) or edit
+    return _edit_problem(edit, aliases=False, surrogates=surrogates) or edit
 
 
 # --------------------------------------------------------------------------- MQuAKE
