@@ -42,13 +42,13 @@ def _node_count(kg) -> int:
     return sum(kg.stats()["nodes"].values())
 
 
-def _snapshot(kg) -> dict:
+def _snapshot(kg, limit: int = SAMPLE_NODES) -> dict:
     """Counts per label and type, and the property maps of a sorted sample of each."""
     stats = kg.stats()
-    nodes = {label: [_plain(r["props"]) for r in kg.db.read("bulk/node_sample", label=label, limit=SAMPLE_NODES)]
+    nodes = {label: [_plain(r["props"]) for r in kg.db.read("bulk/node_sample", label=label, limit=limit)]
              for label in stats["nodes"]}
     rels = {rtype: [(r["start"], r["end"], _plain(r["props"]))
-                    for r in kg.db.read("bulk/relationship_sample", type=rtype, limit=SAMPLE_NODES)]
+                    for r in kg.db.read("bulk/relationship_sample", type=rtype, limit=limit)]
             for rtype in stats["relationships"]}
     return {"counts": stats, "nodes": nodes, "relationships": rels}
 
@@ -97,6 +97,73 @@ def test_bad_line_is_reported_and_nothing_is_imported(bulk_kg, bulk_settings, tm
     assert _node_count(bulk_kg) == 0
 
 
+def test_conflicts_fail_refuses_before_the_server_stops(bulk_kg, bulk_settings, tmp_path):
+    edits = [
+        {"id": "c1", "subject": "Zed", "relation": "mayor", "object": "Ann", "description": "Zed's mayor is Ann."},
+        {"id": "c2", "subject": "Yan", "relation": "mayor", "object": "Bo", "description": "Yan's mayor is Bo."},
+        {"id": "c3", "subject": "Zed", "relation": "mayor", "object": "Cy", "description": "Zed's mayor is Cy."},
+    ]
+    path = tmp_path / "conflicting.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in edits))
+    server = LocalServer(bulk_settings)
+    pid = server.pid()
+    # batches of one: the conflict is found across batches of the stream
+    with pytest.raises(InputError, match="1 conflicting edit.*nothing was imported") as refused:
+        bulk_kg.ingest_edits(path, bulk=True, conflicts="fail", batch_size=1)
+    assert f"{path}:3: edit 'c3' sets 'Zed' 'mayor' to 'Cy', but edit 'c1' ({path}:1) sets it to 'Ann'" in str(
+        refused.value)
+    assert server.pid() == pid
+    assert _node_count(bulk_kg) == 0
+
+
+def test_a_list_item_the_importer_would_split_is_refused_before_the_server_stops(bulk_kg, bulk_settings, tmp_path):
+    path = tmp_path / "delimiter.jsonl"
+    path.write_text(json.dumps({"id": "d1", "subject": "Zed", "relation": "mayor", "object": "Ann",
+                                "description": "Zed's mayor is Ann.", "object_aliases": ["A\x1eB"]}) + "\n")
+    server = LocalServer(bulk_settings)
+    pid = server.pid()
+    with pytest.raises(InputError, match="U\\+001E.*load without --bulk"):
+        bulk_kg.ingest_edits(path, bulk=True)
+    assert server.pid() == pid
+    assert _node_count(bulk_kg) == 0
+
+
+def test_a_failure_while_the_server_stops_starts_it_again(bulk_kg, bulk_settings, monkeypatch):
+    from kgtool.ingest.bulk import StreamFold
+
+    def disk_full(self):
+        raise OSError(28, "No space left on device")
+
+    # the last files are written while the server stops on another thread
+    monkeypatch.setattr(StreamFold, "finish", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        bulk_kg.ingest_edits(SAMPLE / "edits.jsonl", bulk=True)
+    assert LocalServer(bulk_settings).status().running
+    assert _node_count(bulk_kg) == 0
+
+
+def test_import_files_keep_nulls_empty_strings_quotes_and_line_breaks(tmp_path):
+    from kgtool.graph.bulk_import import CsvTable
+
+    table = CsvTable(tmp_path, "nodes-T", [("id", "ID(T)"), ("text", None), ("n", None), ("names", None),
+                                           ("flag", "boolean")])
+    table.add([("a", None, None, None, True), ("b", "", 3, ["x", 'y "z"'], False)])
+    assert not table.multiline
+    table.add([("c", 'two\nlines, "quoted"', None, [], None)])
+    header, body = table.close()
+    assert header.read_text() == "id:ID(T),text:string,n:long,names:string[],flag:boolean\n"
+    assert body.read_text() == ('"a",,,,"true"\n"b","","3","x\x1ey ""z""","false"\n'
+                                '"c","two\nlines, ""quoted""",,"",\n')
+    assert table.multiline
+    # a value holding one of the control characters the fast path marks cells with
+    odd = CsvTable(tmp_path, "nodes-V", [("id", "ID(V)"), ("text", None), ("n", None)])
+    odd.add([("a", "ctl\x01\x02\x04", None), ("b", None, 7)])
+    assert odd.close()[1].read_text() == '"a","ctl\x01\x02\x04",\n"b",,7\n'
+    refused = CsvTable(tmp_path, "nodes-U", [("id", "ID(U)"), ("names", "string[]")])
+    with pytest.raises(InputError, match="U\\+001E"):
+        refused.add([("a", ["bad\x1eitem"])])
+
+
 # --------------------------------------------------------------------------- the load
 
 
@@ -128,9 +195,13 @@ def edits_file(tmp_path_factory) -> Path:
 def loaded(bulk_kg, kg_session, edits_file):
     """The edits, streamed into the session's store and bulk-loaded into the module's."""
     kg_session.clear()
-    streamed = kg_session.ingest_edits(edits_file)
+    # batches of 13 put t1 and t2 in different batches: aliases, statuses and the conflict are
+    # folded across batches. Both sides cut the file alike because streaming's graph depends on
+    # the cut: a fact first replaced and then asserted stays a 'base' fact within one batch
+    # (load.GraphRows.fact keeps the first row) but becomes an 'edit' fact across two (MERGE)
+    streamed = kg_session.ingest_edits(edits_file, batch_size=13)
     GraphLinker(kg_session.db).sync()  # the keys the first answer writes; the bulk load writes them up front
-    bulk = bulk_kg.ingest_edits(edits_file, bulk=True)
+    bulk = bulk_kg.ingest_edits(edits_file, bulk=True, batch_size=13)
     return streamed, bulk, _snapshot(kg_session), _snapshot(bulk_kg)
 
 
@@ -178,6 +249,54 @@ def test_cli_bulk_facts_equal_streaming(loaded, bulk_kg, bulk_settings, kg_sessi
     bulk_kg.db.close()
     bulk_kg.db = type(bulk_kg.db).connect(bulk_settings)  # the CLI restarted the server under this driver
     assert _diff(_snapshot(kg_session), _snapshot(bulk_kg)) == []
+
+
+def test_bulk_mquake_equals_streaming_across_batches(loaded, bulk_kg, kg_session, mquake_dev):
+    # a MQuAKE file: base facts first, then edits that supersede them and share Q-id entities
+    # (aliases accumulate) in later batches
+    bulk_kg.clear()
+    kg_session.clear()
+    streamed = kg_session.ingest_edits(mquake_dev, batch_size=50)
+    GraphLinker(kg_session.db).sync()
+    bulk = bulk_kg.ingest_edits(mquake_dev, bulk=True, batch_size=50)
+    a, b = _snapshot(kg_session, limit=100_000), _snapshot(bulk_kg, limit=100_000)
+    assert a["counts"]["nodes"]["Edit"] == bulk.edits_loaded > 50
+    assert any(f["status"] == "superseded" for f in a["nodes"]["Fact"])
+    assert _diff(a, b) == []
+    assert (bulk.kept, bulk.facts, bulk.base_facts) == (streamed.kept, streamed.facts, streamed.base_facts)
+
+
+class _NamesAnotherEdit:
+    """The anchor candidate plus one naming an entity by an alias only a later edit states,
+    so EATR links it through the gazetteer of the whole file."""
+
+    name = "names-another"
+
+    def extract_batch(self, edits):
+        from kgtool.ingest.records import Candidate
+
+        return [[Candidate(e.subject, e.relation, e.object, e.description, self.name),
+                 Candidate(e.subject, "admires", "Al", e.description, self.name)] for e in edits]
+
+
+def test_bulk_stream_links_through_the_whole_file(loaded, bulk_kg, kg_session, tmp_path):
+    edits = [
+        {"id": "g1", "subject": "Beta", "relation": "rival", "object": "Gamma", "description": "Beta rivals Gamma."},
+        {"id": "g2", "subject": "Alpha", "subject_id": "Q7", "subject_aliases": ["Al"], "relation": "rival",
+         "object": "Delta", "description": "Alpha rivals Delta."},
+    ]
+    path = tmp_path / "linked.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in edits))
+    bulk_kg.clear()
+    kg_session.clear()
+    # without EATR every candidate is kept with the ids it was resolved to
+    kg_session.ingest_edits(path, extractor=_NamesAnotherEdit(), eatr=False, batch_size=1)
+    GraphLinker(kg_session.db).sync()
+    bulk_kg.ingest_edits(path, bulk=True, extractor=_NamesAnotherEdit(), eatr=False, batch_size=1)
+    a, b = _snapshot(kg_session), _snapshot(bulk_kg)
+    # g1's "Al" is Alpha (Q7), which only the later line g2 names so
+    assert any(f["head_id"] == "name:beta" and f["tail_id"] == "Q7" for f in a["nodes"]["Fact"])
+    assert _diff(a, b) == []
 
 
 def test_a_failed_import_names_its_report_and_the_server_runs_again(loaded, bulk_settings, tmp_path):

@@ -1,48 +1,79 @@
 """Bulk load into an empty local store: streaming's front half, Neo4j's offline importer for the writes.
 
 `ingest_edits_bulk` / `ingest_facts_bulk` read, extract and refine exactly as
-streaming ingest does (kgtool/ingest/pipeline.py, facts.py) and build the same
-per-batch `GraphRows`. Instead of sending each batch through the MERGE
-statements of cypher/ingest/, `BulkGraph` folds the batches together with the
-semantics of those statements (first write creates, aliases and phrasings
-accumulate, `SET +=` overwrites, the first ingestion stamp stays), so the
-folded graph is the one streaming leaves behind. It is written as CSV import
-files (typed headers, ids as the import id space), the local server is stopped,
-`neo4j-admin database import full` replaces the empty `neo4j` database, the
-server is started again (kgtool/graph/bulk_import.py), and then:
+streaming ingest does (kgtool/ingest/pipeline.py EditRows, facts.py) and get
+the same per-batch `GraphRows`. Instead of sending each batch through the
+MERGE statements of cypher/ingest/, `StreamFold` applies the semantics of
+those statements (first write creates, aliases and phrasings accumulate, an
+edit fact stays an edit fact, the first ingestion stamp stays) and writes the
+import files batch by batch as it goes (kgtool/graph/bulk_import.py
+CsvTable), so the folded graph is the one streaming leaves behind and memory
+does not grow with the file:
 
-- the schema (cypher/schema.cypher) is applied and its indexes awaited;
+- edits, passages and every relationship of a batch are written at once (an
+  edit id occurs once in a file: the readers refuse a second one);
+- a fact's or an entity's first row goes to a spill file, because a later
+  batch can still turn the fact into an edit fact, change its status or add
+  aliases to the entity; what stays in memory is the id with a few flag bits
+  (facts) or the aliases stated after the first row (entities), the
+  relations, a slot's hash with the object its first edit sets (to find the
+  slots set to two or more objects) and, for JSONL, the edit ids (the
+  reader's duplicate check). The
+  spill files become the Fact and Entity files, with the linking keys, at
+  the end, while the server stops.
+
+A JSONL file is read line by line; a MQuAKE file is one JSON document and is
+read whole. Then the local server is stopped, `neo4j-admin database import
+full` replaces the empty `neo4j` database, the server is started again
+(kgtool/graph/bulk_import.py), and then:
+
+- the schema (cypher/schema.cypher) is applied and its indexes awaited
+  (Community's importer cannot build indexes itself: its --schema option
+  needs the block format of Enterprise Edition);
 - the empty lists the importer cannot write are set (cypher/bulk/);
 - conflict flags and verdicts and the fact statuses they change are computed
   by streaming's own statements (ingest/flag_conflicts, resolve_conflicts,
-  update_fact_status) for the slots with more than one edit; every other
-  edit is 'active' and every other fact's status follows from what asserts
+  update_fact_status) for the slots whose edits set more than one object;
+  every other edit is 'active' and every other fact's status follows from what asserts
   or supersedes it, which the files already carry;
 - the entity-linking keys (NameKey, NAMES, LinkIndex) that GraphLinker.sync
   would write on the first answer are in the files already;
 - relation embeddings when an embedder is given, and the full-text refresh.
 
 A store that holds any node is refused, and so is a file with bad lines (all
-of them listed, as streaming's --strict does), before the server is stopped.
+of them listed, as streaming's --strict does) or, under --conflicts fail,
+with conflicting edits, before the server is stopped.
 """
 from __future__ import annotations
 
+import marshal
+import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
+from operator import itemgetter
 from pathlib import Path
 
 from kgtool.config import Settings
 from kgtool.errors import InputError
-from kgtool.graph.bulk_import import ImportFiles, import_full, local_server
+from kgtool.graph.bulk_import import (
+    BackgroundStop,
+    CsvTable,
+    ImportFiles,
+    check_list_items,
+    import_full,
+    local_server,
+)
 from kgtool.graph.db import Database
 from kgtool.ingest import load
 from kgtool.ingest.facts import FactsIngestSummary, fact_batches, read_facts
 from kgtool.ingest.linking import MAX_SPAN_TOKENS, name_keys, word_spans
-from kgtool.ingest.pipeline import EditRows, IngestSummary, check_no_conflicts
-from kgtool.ingest.records import BadRecord
+from kgtool.ingest.pipeline import EditRows, IngestSummary
+from kgtool.ingest.readers import count_lines, iter_jsonl
+from kgtool.ingest.records import BadRecord, EditRecord, ReadResult
 
 Progress = Callable[[int, int], None]
 Phase = Callable[[str], None]
@@ -51,236 +82,378 @@ Phase = Callable[[str], None]
 _CONFLICT_BATCH = 1000
 _INDEX_WAIT_SECONDS = 3600
 
+# what later batches can change about a fact, as bits of one small int per fact id
+_EDIT_SOURCE = 1  # some row of it came from an edit (ingest/merge_facts ON MATCH)
+_ASSERTED = 2  # an edit asserts it
+_SUPERSEDED = 4  # an edit replaces it
+_STATED = 8  # the file's Source STATES it (the first evidence stays)
+_BASE_SOURCE = 16  # its first row came from base knowledge
 
-# --------------------------------------------------------------------------- the folded graph
+
+# --------------------------------------------------------------------------- the fold
 
 
-@dataclass
-class BulkGraph:
-    """The graph that writing a sequence of GraphRows with cypher/ingest/ would leave in an empty store."""
+class _Spill:
+    """Rows written to a scratch file batch by batch and read back once: each batch one marshal
+    blob behind its length (marshal.load on a file would call read() per object)."""
 
-    entities: dict[str, dict] = field(default_factory=dict)
-    relations: dict[str, dict] = field(default_factory=dict)
-    facts: dict[str, dict] = field(default_factory=dict)
-    edits: dict[str, dict] = field(default_factory=dict)  # id -> {props, fact_ids (dict as ordered set), order}
-    supersedes: dict[tuple[str, str], None] = field(default_factory=dict)
-    passages: dict[str, dict] = field(default_factory=dict)
-    sources: dict[str, dict] = field(default_factory=dict)
-    slot_edits: dict[str, list[str]] = field(default_factory=dict)
+    def __init__(self, path: Path):
+        self.path = path
+        self._fh = path.open("wb")
+
+    def add(self, rows: list[tuple]) -> None:
+        if rows:
+            blob = marshal.dumps(rows)
+            self._fh.write(len(blob).to_bytes(8, "little"))
+            self._fh.write(blob)
+
+    def __iter__(self) -> Iterator[tuple]:
+        self._fh.close()
+        with self.path.open("rb") as fh:
+            while size := fh.read(8):
+                yield from marshal.loads(fh.read(int.from_bytes(size, "little")))
+        self.path.unlink()
+
+
+_PUNCT = re.compile(r"[^\w\s]")
+
+
+def _most_words(surface: str) -> int:
+    """An upper bound of len(word_spans(surface)), at C speed: a whitespace-separated run is one
+    word plus at most two more per punctuation mark in it (a quote or a closing mark splits one
+    off, a hyphen between letters two, the apostrophe of 's one)."""
+    return len(surface.split()) + 2 * len(_PUNCT.findall(surface))
+
+
+class StreamFold:
+    """The graph that writing a sequence of GraphRows with cypher/ingest/ would leave in an empty
+    store, written as import files while the rows come (see the module docstring)."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.entities: dict[str, list[str] | None] = {}  # id -> aliases stated after its first row
+        self.facts: dict[str, int] = {}  # id -> _EDIT_SOURCE | _ASSERTED | ... bits
+        self.evidence: dict[str, str] = {}  # id -> the evidence of a base fact an edit asserted later
+        self.relations: dict[str, dict] = {}
+        self.sources: dict[str, dict] = {}
+        self.edits = 0
+        # slot (as its hash: an int is a fraction of the string's memory) -> the object id its first
+        # edit sets. Two slots with one hash can only add a slot whose verdicts come out of the
+        # conflict statements as they went in (see ingest/contested_slots), never hide one
+        self._slots: dict[int, str] = {}
+        self.conflicted: dict[str, None] = {}  # the slots whose edits set more than one object
+        self._entity_spill = _Spill(out / "entities.spill")
+        self._fact_spill = _Spill(out / "facts.spill")
+        self._entity_keys: list[str] | None = None
+        self._fact_keys: list[str] | None = None
+        self._edit_keys: list[str] | None = None
+        self._edits: CsvTable | None = None
+        self._passages = CsvTable(out, "nodes-Passage", [("id", "ID(Passage)"), ("title", None), ("text", None)])
+        self._rels = {
+            rtype: CsvTable(out, f"rels-{rtype}", [("", f"START_ID({start})"), ("", f"END_ID({end})"), *props])
+            for rtype, start, end, props in (
+                ("SUBJECT_OF", "Entity", "Fact", ()), ("OBJECT", "Fact", "Entity", ()),
+                ("ASSERTS", "Edit", "Fact", ()), ("SUPERSEDES", "Edit", "Fact", ()),
+                ("SUPPORTS", "Passage", "Fact", ()), ("STATES", "Source", "Fact", (("evidence", "string"),)),
+                ("NAMES", "NameKey", "Entity", (("surface", "string"), ("primary", "boolean"))),
+            )
+        }
 
     def add(self, rows: load.GraphRows) -> None:
-        for row in rows.entities.values():  # ingest/merge_entities
-            have = self.entities.get(row["id"])
-            if have is None:
-                self.entities[row["id"]] = {"id": row["id"], "name": row["name"], "norm": row["norm"],
-                                            "qid": row["qid"], "aliases": list(row["aliases"])}
-            else:
-                for alias in row["aliases"]:
-                    if alias not in have["aliases"] and alias != have["name"]:
-                        have["aliases"].append(alias)
-        for row in rows.relations.values():  # ingest/merge_relations
+        self._add_entities(rows.entities.values())
+        self._add_relations(rows.relations.values())
+        self._add_facts(rows.facts.values())
+        self._add_edits(rows)
+        self._add_passages(rows.passages.values())
+        self._add_sources(rows.source_rows())
+
+    def _add_entities(self, rows) -> None:  # ingest/merge_entities
+        known, new = self.entities, []
+        for row in rows:
+            eid = row["id"]
+            # refused here, while the server still runs, rather than when the Entity file is written
+            if row["aliases"]:
+                check_list_items(row["aliases"])
+            if eid not in known:
+                known[eid] = None
+                new.append(row)
+            elif row["aliases"]:
+                # kept as stated and filtered against the first row's aliases and name at the end,
+                # which is what merging them batch by batch amounts to
+                later = known[eid]
+                if later is None:
+                    known[eid] = list(row["aliases"])
+                else:
+                    later.extend(a for a in row["aliases"] if a not in later)
+        if new:
+            if self._entity_keys is None:
+                self._entity_keys = ["id", *(k for k in new[0] if k != "id")]
+            get = itemgetter(*self._entity_keys)
+            self._entity_spill.add([get(row) for row in new])
+
+    def _add_relations(self, rows) -> None:  # ingest/merge_relations
+        for row in rows:
+            check_list_items(row["phrases"])
             have = self.relations.get(row["key"])
             if have is None:
-                self.relations[row["key"]] = {"key": row["key"], "label": row["label"],
-                                              "relation_id": row["relation_id"], "phrases": list(row["phrases"])}
+                self.relations[row["key"]] = {**row, "phrases": list(row["phrases"])}
             else:
                 have["phrases"].extend(p for p in row["phrases"] if p not in have["phrases"])
-        for row in rows.facts.values():  # ingest/merge_facts
-            have = self.facts.get(row["id"])
-            if have is None:
-                self.facts[row["id"]] = dict(row)
-            elif row["source"] == "edit":
-                # ON MATCH: the items of a SET apply in order, so by the time the evidence
-                # item is read the source is already 'edit' and the evidence stays
-                have["source"] = "edit"
-        for row in rows.edits:  # ingest/merge_edits (SET += : later values win, nulls remove)
-            have = self.edits.get(row["id"])
-            if have is None:
-                have = self.edits[row["id"]] = {"props": {}, "fact_ids": {}, "order": None}
-            have["props"].update(row["props"])
-            have["fact_ids"].update(dict.fromkeys(row["fact_ids"]))
-            slot = row["props"]["slot"]
-            same_slot = self.slot_edits.setdefault(slot, [])
-            if row["id"] not in same_slot:
-                same_slot.append(row["id"])
-        for row in rows.edit_order:  # ingest/merge_edits: the first stamp stays
-            have = self.edits.get(row["id"])
-            if have is not None and have["order"] is None:
-                have["order"] = (row["ingested_at"], row["position"])
-        for row in rows.supersedes:  # ingest/merge_edits: SUPERSEDES
-            self.supersedes[(row["edit_id"], row["fact_id"])] = None
-        for row in rows.passages.values():  # ingest/merge_passages
-            have = self.passages.get(row["id"])
-            if have is None:
-                have = self.passages[row["id"]] = {"fact_ids": {}}
-            have["title"], have["text"] = row["title"], row["text"]
-            have["fact_ids"].update(dict.fromkeys(row["fact_ids"]))
-        for row in rows.source_rows():  # ingest/merge_sources
+
+    def _add_facts(self, rows) -> None:  # ingest/merge_facts
+        facts, new = self.facts, []
+        for row in rows:
+            fid = row["id"]
+            flags = facts.get(fid)
+            if flags is None:
+                facts[fid] = {"edit": _EDIT_SOURCE, "base": _BASE_SOURCE}.get(row["source"], 0)
+                new.append(row)
+            elif row["source"] == "edit" and not flags & _EDIT_SOURCE:
+                # ON MATCH: the source becomes 'edit' and, when it was 'base', the evidence the
+                # edit's (the items of one SET all read the values from before it)
+                facts[fid] = flags | _EDIT_SOURCE
+                if flags & _BASE_SOURCE:
+                    self.evidence[fid] = row["evidence"]
+        if new:
+            if self._fact_keys is None:
+                self._fact_keys = ["id", *(k for k in new[0] if k != "id")]
+            get = itemgetter(*self._fact_keys)
+            self._fact_spill.add([get(row) for row in new])
+            self._rels["SUBJECT_OF"].add([(row["head_id"], row["id"]) for row in new])
+            self._rels["OBJECT"].add([(row["id"], row["tail_id"]) for row in new])
+
+    def _add_edits(self, rows: load.GraphRows) -> None:  # ingest/merge_edits
+        if not rows.edits:
+            return
+        facts = self.facts
+        stamps: dict[str, tuple] = {}
+        for row in rows.edit_order:
+            stamps.setdefault(row["id"], (row["ingested_at"], row["position"]))  # the first stamp stays
+        if self._edits is None:
+            self._edit_keys = list(rows.edits[0]["props"])
+            columns = [("id", "ID(Edit)"), *((k, None) for k in self._edit_keys),
+                       ("ingested_at", None), ("position", None), ("status", "string")]
+            self._edits = CsvTable(self.out, "nodes-Edit", columns)
+        keys = self._edit_keys
+        get = itemgetter(*keys)
+        cells, asserts = [], []
+        for row in rows.edits:
+            eid, props = row["id"], row["props"]
+            if len(props) != len(keys):
+                raise InputError(f"edit {eid!r} has the properties {sorted(props)}, the file's first edit "
+                                 f"{sorted(keys)}; --bulk writes one set of columns per label: load without --bulk")
+            ingested_at, position = stamps.get(eid, (None, None))
+            # conflicting edits get their verdicts after the import (slots set to more than one object)
+            cells.append((eid, *get(props), ingested_at, position, "active"))
+            for fid in row["fact_ids"]:
+                facts[fid] |= _ASSERTED
+                asserts.append((eid, fid))
+            slot = props["slot"]
+            if self._slots.setdefault(hash(slot), props["object_id"]) != props["object_id"]:
+                self.conflicted[slot] = None
+        self._edits.add(cells)
+        self.edits += len(cells)
+        self._rels["ASSERTS"].add(asserts)
+        superseded = []
+        for row in rows.supersedes:
+            facts[row["fact_id"]] |= _SUPERSEDED
+            superseded.append((row["edit_id"], row["fact_id"]))
+        self._rels["SUPERSEDES"].add(superseded)
+
+    def _add_passages(self, rows) -> None:  # ingest/merge_passages (one per edit: written once)
+        rows = list(rows)
+        self._passages.add([(row["id"], row["title"], row["text"]) for row in rows])
+        self._rels["SUPPORTS"].add([(row["id"], fid) for row in rows for fid in row["fact_ids"]])
+
+    def _add_sources(self, rows) -> None:  # ingest/merge_sources
+        facts, states = self.facts, []
+        for row in rows:
             have = self.sources.get(row["id"])
             if have is None:
-                have = self.sources[row["id"]] = {"props": {}, "states": {}}
-            have["props"].update(row["props"])
+                if self.sources:
+                    raise InputError("a bulk load reads one file, so one Source states its facts; "
+                                     f"got {sorted(self.sources)} and {row['id']!r}")
+                have = self.sources[row["id"]] = {}
+            have.update(row["props"])
             for stated in row["facts"]:
-                have["states"].setdefault(stated["fact_id"], stated["evidence"])
+                fid = stated["fact_id"]
+                if not facts[fid] & _STATED:  # ON CREATE: the first evidence stays
+                    facts[fid] |= _STATED
+                    states.append((row["id"], fid, stated["evidence"]))
+        self._rels["STATES"].add(states)
 
     def conflicted_slots(self) -> list[str]:
-        """Slots two or more edits set: only there can flags and verdicts differ from 'active'."""
-        return sorted(slot for slot, ids in self.slot_edits.items() if len(ids) > 1)
+        """Slots whose edits set two or more objects: only there can flags and verdicts differ from 'active'."""
+        return sorted(self.conflicted)
 
-    def fact_statuses(self) -> dict[str, str]:
-        """ingest/update_fact_status with every edit in force; conflicted slots are redone in Cypher."""
-        asserted = {fid for edit in self.edits.values() for fid in edit["fact_ids"]}
-        superseded = {fid for _eid, fid in self.supersedes}
-        return {fid: "active" if fid in asserted or fid not in superseded else "superseded" for fid in self.facts}
+    # ----------------------------------------------------------------------- the last files
+
+    def finish(self) -> ImportFiles:
+        """Write the Fact, Entity, linking-key, Relation and Source files and close every file."""
+        files = ImportFiles()
+        tables: list[tuple[str, CsvTable, bool]] = []  # (label or type, table, is a node file)
+
+        if self._fact_keys is not None:
+            keys = self._fact_keys
+            facts = CsvTable(self.out, "nodes-Fact",
+                             [("id", "ID(Fact)"), *((k, None) for k in keys if k != "id"), ("status", "string")])
+            source_cell, evidence_cell = keys.index("source"), keys.index("evidence")
+            flags_of, evidence_of, batch = self.facts, self.evidence, []
+            for row in self._fact_spill:
+                fid = row[0]
+                flags = flags_of[fid]
+                cells = list(row)
+                if flags & _EDIT_SOURCE:
+                    cells[source_cell] = "edit"
+                    if fid in evidence_of:
+                        cells[evidence_cell] = evidence_of[fid]
+                # ingest/update_fact_status with every edit in force; conflicted slots are redone in Cypher
+                cells.append("active" if flags & _ASSERTED or not flags & _SUPERSEDED else "superseded")
+                batch.append(cells)
+                if len(batch) >= 5000:
+                    facts.add(batch)
+                    batch = []
+            facts.add(batch)
+            tables.append(("Fact", facts, True))
+        self.facts, self.evidence = {}, {}
+
+        entities_written = 0
+        longest = 1
+        name_keys_seen: set[str] = set()
+        if self._entity_keys is not None:
+            keys = self._entity_keys
+            entities = CsvTable(self.out, "nodes-Entity",
+                                [("id", "ID(Entity)"), *((k, None) for k in keys if k != "id"),
+                                 ("alias_text", "string"), ("link_name", "string"), ("link_aliases", "long")])
+            at_name, at_aliases = keys.index("name"), keys.index("aliases")
+            later_of, names, batch, name_batch = self.entities, self._rels["NAMES"], [], []
+            for row in self._entity_spill:
+                eid, name, aliases = row[0], row[at_name], row[at_aliases]
+                later = later_of[eid]
+                cells = list(row)
+                if later:
+                    aliases = list(aliases)
+                    for alias in later:
+                        if alias not in aliases and alias != name:
+                            aliases.append(alias)
+                    cells[at_aliases] = aliases
+                # the linking keys GraphLinker.sync writes (cypher/link/write_keys, mark_state)
+                cells += [" | ".join(aliases), name or "", len(aliases)]
+                batch.append(cells)
+                for k in name_keys(name, aliases):
+                    name_keys_seen.add(k["key"])
+                    name_batch.append((k["key"], eid, k["surface"], k["primary"]))
+                    if longest < MAX_SPAN_TOKENS and _most_words(k["surface"]) > longest:
+                        longest = max(longest, len(word_spans(k["surface"])))
+                if len(batch) >= 5000:
+                    entities.add(batch)
+                    names.add(name_batch)
+                    entities_written += len(batch)
+                    batch, name_batch = [], []
+            entities.add(batch)
+            names.add(name_batch)
+            entities_written += len(batch)
+            tables.append(("Entity", entities, True))
+        self.entities = {}
+
+        name_table = CsvTable(self.out, "nodes-NameKey", [("key", "ID(NameKey)")])
+        keys_left = iter(name_keys_seen)
+        # in slices: one batch of millions of keys would cost several times their size as text
+        while chunk := [(k,) for k in islice(keys_left, 20000)]:
+            name_table.add(chunk)
+        tables.append(("NameKey", name_table, True))
+        del name_keys_seen, keys_left
+        link = CsvTable(self.out, "nodes-LinkIndex", [("id", "ID(LinkIndex)"), ("entities", "long"),
+                                                      ("max_tokens", "long")])
+        link.add([("entity-names", entities_written, min(longest, MAX_SPAN_TOKENS))])
+        tables.append(("LinkIndex", link, True))
+
+        if self.relations:
+            first = next(iter(self.relations.values()))
+            keys = [k for k in first if k != "key"]
+            relations = CsvTable(self.out, "nodes-Relation", [("key", "ID(Relation)"), *((k, None) for k in keys)])
+            relations.add([(r["key"], *(r.get(k) for k in keys)) for r in self.relations.values()])
+            tables.append(("Relation", relations, True))
+        if self.sources:
+            first = next(iter(self.sources.values()))
+            keys = list(first)
+            sources = CsvTable(self.out, "nodes-Source", [("id", "ID(Source)"), *((k, None) for k in keys)])
+            sources.add([(sid, *(s.get(k) for k in keys)) for sid, s in self.sources.items()])
+            tables.append(("Source", sources, True))
+        if self._edits is not None:
+            tables.append(("Edit", self._edits, True))
+        tables.append(("Passage", self._passages, True))
+        tables += [(rtype, table, False) for rtype, table in self._rels.items()]
+
+        for name, table, is_node in tables:
+            paths = table.close()
+            if paths is None:
+                continue
+            (files.nodes if is_node else files.relationships).append((name, paths))
+            files.multiline = files.multiline or table.multiline
+        return files
+
+    def discard(self) -> None:
+        """Close what is open after a refusal (the directory is removed by the caller)."""
+        for table in (self._edits, self._passages, *self._rels.values()):
+            if table is not None:
+                table.close()
+        for spill in (self._entity_spill, self._fact_spill):
+            spill._fh.close()
 
 
-# --------------------------------------------------------------------------- import files
+# --------------------------------------------------------------------------- reading edits as a stream
 
 
-class _Writer:
-    """Rows in the importer's CSV dialect: strings quoted, nulls as empty unquoted fields.
+class _Window:
+    """The edits EditRows sees: the batch being read, at its place in the file.
 
-    Each column gets the converter of its header type, so a cell costs one call.
+    EditRows asks for `edits[start:start + size]`, which is the batch now held; a whole
+    pass (the gazetteer EATR builds when a candidate names another edit's entity)
+    reads the file again rather than keeping every edit.
     """
 
-    def __init__(self, array_delimiter: str):
-        self.delim = array_delimiter
-        self.multiline = False
+    def __init__(self, again: Callable[[], Iterator[EditRecord]]):
+        self.offset = 0
+        self.edits: list[EditRecord] = []
+        self._again = again
 
-    def _convert(self, kind: str):
-        delim = self.delim
+    def hold(self, offset: int, edits: list[EditRecord]) -> None:
+        self.offset, self.edits = offset, edits
 
-        def text(v):
-            return "" if v is None else '"' + str(v).replace('"', '""') + '"'
+    def __getitem__(self, index: slice) -> list[EditRecord]:
+        if not isinstance(index, slice) or index.start != self.offset:
+            raise IndexError(f"a file read as a stream holds only the edits from {self.offset} on, not {index}")
+        return self.edits[:index.stop - index.start]
 
-        def array(v):
-            if v is None:
-                return ""
-            for item in v:
-                if delim in item:
-                    raise InputError(f"the value {item!r} contains the character U+{ord(delim):04X}, which the "
-                                     "bulk importer uses between list items; remove it or load without --bulk")
-            return text(delim.join(v))
-
-        def number(v):
-            return "" if v is None else repr(v)
-
-        def boolean(v):
-            return "" if v is None else ("true" if v else "false")
-
-        return {"string[]": array, "long": number, "double": number, "boolean": boolean}.get(kind, text)
-
-    def write(self, path: Path, header: list[str], rows) -> int:
-        """Write the file; returns how many rows it has."""
-        converters = [self._convert(h.rsplit(":", 1)[1] if ":" in h and not h.endswith(")") else "string")
-                      for h in header]
-        count = 0
-        multiline = False
-        with path.open("w", encoding="utf-8", newline="") as fh:
-            fh.write(",".join(header) + "\n")
-            for row in rows:
-                line = ",".join([convert(v) for convert, v in zip(converters, row)])
-                if not multiline and ("\n" in line or "\r" in line):
-                    multiline = True
-                fh.write(line + "\n")
-                count += 1
-        self.multiline = self.multiline or multiline
-        return count
+    def __iter__(self) -> Iterator[EditRecord]:
+        return self._again()
 
 
-def _type_of(values) -> str:
-    for value in values:
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            return "boolean"
-        if isinstance(value, int):
-            return "long"
-        if isinstance(value, float):
-            return "double"
-        if isinstance(value, (list, tuple)):
-            return "string[]"
-        return "string"
-    return "string"
+class _FailCheck:
+    """The `fail` conflict policy over a stream: pipeline.check_no_conflicts, one batch at a time
+    (the store is empty, so only edits of the file can conflict)."""
 
+    def __init__(self):
+        self.first: dict[str, tuple] = {}  # slot -> (object id, edit id, where, object)
+        self.problems: list[str] = []
 
-def _node_file(writer: _Writer, path: Path, label: str, id_key: str, records: list[dict]) -> Path:
-    """One label's nodes; the columns are the union of the records' keys, typed from their values."""
-    keys: dict[str, None] = {}
-    for record in records:
-        keys.update(dict.fromkeys(record))
-    keys.pop(id_key, None)
-    columns = list(keys)
-    header = [f"{id_key}:ID({label})"] + [f"{k}:{_type_of(r.get(k) for r in records)}" for k in columns]
-    writer.write(path, header, ([r[id_key]] + [r.get(k) for k in columns] for r in records))
-    return path
+    def add(self, edits: list[EditRecord]) -> None:
+        for edit in edits:
+            slot, object_id = load.edit_slot(edit)
+            seen = self.first.setdefault(slot, (object_id, edit.id, edit.source, edit.object))
+            if seen[0] != object_id:
+                self.problems.append(
+                    f"{edit.source}: edit {edit.id!r} sets {edit.subject!r} {edit.relation!r} to {edit.object!r}, "
+                    f"but edit {seen[1]!r} ({seen[2]}) sets it to {seen[3]!r}")
 
-
-def write_import_files(graph: BulkGraph, out: Path, statuses: dict[str, str]) -> ImportFiles:
-    """The node and relationship CSV files of `graph`, with linking keys and first-pass statuses.
-
-    The graph's own row dicts get the extra properties in place (no copies: at a million
-    edits a copy of every row costs gigabytes), so the graph is spent afterwards.
-    """
-    writer = _Writer(ImportFiles.array_delimiter)
-    files = ImportFiles()
-
-    # the linking keys GraphLinker.sync writes (cypher/link/write_keys, mark_state)
-    entities, names, keys, longest = [], [], {}, 1
-    for e in graph.entities.values():
-        entity_keys = name_keys(e["name"], e["aliases"])
-        for k in entity_keys:
-            keys[k["key"]] = None
-            names.append((k["key"], e["id"], k["surface"], k["primary"]))
-            # a name has at most one word per character: only longer ones can raise the maximum
-            if longest < MAX_SPAN_TOKENS and len(k["surface"]) > longest:
-                longest = max(longest, len(word_spans(k["surface"])))
-        e.update(alias_text=" | ".join(e["aliases"]), link_name=e["name"] or "", link_aliases=len(e["aliases"]))
-        entities.append(e)
-    link_index = {"id": "entity-names", "entities": len(entities), "max_tokens": min(longest, MAX_SPAN_TOKENS)}
-
-    facts = list(graph.facts.values())
-    for fact in facts:
-        fact["status"] = statuses[fact["id"]]
-    edits = []
-    for eid, edit in graph.edits.items():
-        ingested_at, position = edit["order"] if edit["order"] else (None, None)
-        edit["props"].update(id=eid, ingested_at=ingested_at, position=position, status="active")
-        edits.append(edit["props"])
-    passages = [{"id": pid, "title": p["title"], "text": p["text"]} for pid, p in graph.passages.items()]
-    sources = [{"id": sid, **s["props"]} for sid, s in graph.sources.items()]
-
-    for label, id_key, records in (
-        ("Entity", "id", entities), ("Relation", "key", list(graph.relations.values())), ("Fact", "id", facts),
-        ("Edit", "id", edits), ("Passage", "id", passages), ("Source", "id", sources),
-        ("LinkIndex", "id", [link_index]),
-    ):
-        if records:
-            files.nodes.append((label, _node_file(writer, out / f"nodes-{label}.csv", label, id_key, records)))
-    if keys:
-        path = out / "nodes-NameKey.csv"
-        writer.write(path, ["key:ID(NameKey)"], ((k,) for k in keys))
-        files.nodes.append(("NameKey", path))
-
-    def rels(rtype: str, start: str, end: str, rows, props: tuple[tuple[str, str], ...] = ()) -> None:
-        header = [f":START_ID({start})", f":END_ID({end})"] + [f"{name}:{kind}" for name, kind in props]
-        path = out / f"rels-{rtype}.csv"
-        # the importer refuses a file whose id spaces no node file declares (no edits: no Edit space)
-        if writer.write(path, header, rows):
-            files.relationships.append((rtype, path))
-        else:
-            path.unlink()
-
-    rels("SUBJECT_OF", "Entity", "Fact", ((f["head_id"], fid) for fid, f in graph.facts.items()))
-    rels("OBJECT", "Fact", "Entity", ((fid, f["tail_id"]) for fid, f in graph.facts.items()))
-    rels("ASSERTS", "Edit", "Fact", ((eid, fid) for eid, e in graph.edits.items() for fid in e["fact_ids"]))
-    rels("SUPERSEDES", "Edit", "Fact", iter(graph.supersedes))
-    rels("SUPPORTS", "Passage", "Fact", ((pid, fid) for pid, p in graph.passages.items() for fid in p["fact_ids"]))
-    rels("STATES", "Source", "Fact", ((sid, fid, ev) for sid, s in graph.sources.items()
-                                      for fid, ev in s["states"].items()), (("evidence", "string"),))
-    rels("NAMES", "NameKey", "Entity", iter(names), (("surface", "string"), ("primary", "boolean")))
-    files.multiline = writer.multiline
-    return files
+    def refuse(self, limit: int = 50) -> None:
+        if self.problems:
+            shown = "\n".join(f"  {p}" for p in self.problems[:limit])
+            more = f"\n  ... and {len(self.problems) - limit} more" if len(self.problems) > limit else ""
+            raise InputError(f"{len(self.problems)} conflicting edit(s); nothing was imported and the store is "
+                             "unchanged (--conflicts fail; use --conflicts latest to let the later edit win, or "
+                             f"keep-all):\n{shown}{more}")
 
 
 # --------------------------------------------------------------------------- the load
@@ -330,26 +503,30 @@ def check_empty(db: Database, settings: Settings) -> None:
         )
 
 
-def _connect_local(settings: Settings) -> Database:
+def _check_local_and_empty(settings: Settings) -> None:
     local_server(settings)  # refuses NEO4J_URI before anything starts
-    return Database.connect(settings)
+    with Database.connect(settings) as db:
+        check_empty(db, settings)
 
 
-def _import_and_finish(settings: Settings, graph: BulkGraph, phases: BulkPhases, *, embedder,
+def _import_and_finish(settings: Settings, fold: StreamFold, work: Path, phases: BulkPhases, *, embedder,
                        phase: Phase | None) -> tuple[int, int, int]:
-    """Files, import, schema, post-processing; returns (conflict pairs, overridden edits, relations embedded)."""
+    """Last files, import, schema, post-processing; returns (conflict pairs, overridden edits, relations embedded)."""
     say = phase or (lambda _name: None)
     t = time.perf_counter()
-    work = Path(tempfile.mkdtemp(prefix="bulk-", dir=_private_import_dir(settings)))
+    say("writing the last import files while Neo4j stops")
+    stopping = BackgroundStop(settings)
     try:
-        say("writing the import files")
-        files = write_import_files(graph, work, graph.fact_statuses())
-        t = phases.timed("import files", t)
-        say("stopping Neo4j and running neo4j-admin database import full")
-        outcome = import_full(settings, files, work_dir=work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    phases.seconds["server stop"] = round(outcome.seconds_stop, 3)
+        files = fold.finish()
+    except BaseException:
+        stopping.undo()  # nothing was imported: the store is as it was
+        raise
+    t = phases.timed("import files (last)", t)
+    stopped_in = stopping.wait()
+    # the part of the stop the last files did not cover
+    t = phases.timed("server stop", t)
+    say("running neo4j-admin database import full")
+    outcome = import_full(settings, files, work_dir=work, stopped_in=stopped_in)
     phases.seconds["import"] = round(outcome.seconds_import, 3)
     phases.seconds["server start"] = round(outcome.seconds_start, 3)
     phases.import_report, phases.import_log = str(outcome.report_file), str(outcome.log_file)
@@ -363,7 +540,7 @@ def _import_and_finish(settings: Settings, graph: BulkGraph, phases: BulkPhases,
         db.run_autocommit("bulk/empty_entity_aliases")
         db.run_autocommit("bulk/empty_relation_phrases")
         pairs, overridden = 0, 0
-        slots = graph.conflicted_slots()
+        slots = fold.conflicted_slots()
         for start in range(0, len(slots), _CONFLICT_BATCH):
             chunk = slots[start:start + _CONFLICT_BATCH]
             flagged, resolved, _ = db.write_many([
@@ -386,6 +563,96 @@ def _private_import_dir(settings: Settings) -> Path:
     return path
 
 
+@dataclass
+class _Clock:
+    """Seconds spent per part of the streamed front half, summed over the batches."""
+
+    read: float = 0.0
+    rows: float = 0.0
+    files: float = 0.0
+
+    def record(self, phases: BulkPhases) -> None:
+        phases.seconds["read"] = round(self.read, 3)
+        phases.seconds["extract + EATR + rows"] = round(self.rows, 3)
+        phases.seconds["import files (streamed)"] = round(self.files, 3)
+
+
+def _fold_batch(front: EditRows, fold: StreamFold, start: int, size: int, clock: _Clock) -> None:
+    t = time.perf_counter()
+    rows = front.batch(start, size)
+    t1 = time.perf_counter()
+    fold.add(rows)
+    clock.rows += t1 - t
+    clock.files += time.perf_counter() - t1
+
+
+def _fold_jsonl(path: Path, front_of: Callable[[ReadResult], EditRows], fold: StreamFold, summary: IngestSummary,
+                *, batch_size: int, fail: _FailCheck | None, progress: Progress | None) -> _Clock:
+    """Read, extract, refine and write a JSONL file batch by batch; every bad line is listed first."""
+    clock = _Clock()
+    window = _Window(lambda: (edit for _, edit in iter_jsonl(path)))
+    front = front_of(ReadResult(edits=window))  # type: ignore[arg-type]  # a stream, sliced batch by batch
+    bad: list[BadRecord] = []
+    batch: list[EditRecord] = []
+    offset, lineno = 0, 0
+
+    def flush() -> None:
+        nonlocal offset, batch
+        if fail is not None:
+            fail.add(batch)
+        # after a bad line or a conflict nothing is imported: the rest is only read, to list them all
+        if not bad and not (fail is not None and fail.problems):
+            window.hold(offset, batch)
+            _fold_batch(front, fold, offset, len(batch), clock)
+        offset += len(batch)
+        batch = []
+        if progress:
+            progress(lineno, total)
+
+    t = time.perf_counter()
+    total = count_lines(path)
+    for lineno, edit in iter_jsonl(path, bad):
+        batch.append(edit)
+        if len(batch) >= batch_size:
+            flush()
+    if batch:
+        flush()
+    clock.read += time.perf_counter() - t - clock.rows - clock.files
+    summary.records_read = offset
+    _refuse_bad(bad)
+    if fail is not None:
+        fail.refuse()
+    return clock
+
+
+def _fold_whole(path: Path, format: str | None, front_of: Callable[[ReadResult], EditRows], fold: StreamFold,
+                summary: IngestSummary, *, batch_size: int, fail: _FailCheck | None,
+                progress: Progress | None) -> _Clock:
+    """A file read whole (a MQuAKE JSON document), then extracted, refined and written batch by batch."""
+    from kgtool.ingest.readers import read_edits
+
+    clock = _Clock()
+    t = time.perf_counter()
+    result = read_edits(path, format)
+    _refuse_bad(result.bad)
+    if fail is not None:
+        fail.add(result.edits)
+        fail.refuse()
+    summary.records_read = total = len(result.edits)
+    clock.read = time.perf_counter() - t
+    front = front_of(result)
+    t = time.perf_counter()
+    base = front.base_fact_rows()
+    if base is not None:
+        fold.add(base)
+    clock.files += time.perf_counter() - t
+    for start in range(0, total, batch_size):
+        _fold_batch(front, fold, start, batch_size, clock)
+        if progress:
+            progress(min(start + batch_size, total), total)
+    return clock
+
+
 def ingest_edits_bulk(
     settings: Settings,
     path: str | Path,
@@ -401,40 +668,42 @@ def ingest_edits_bulk(
     conflicts: str = "latest",
 ) -> BulkIngestSummary:
     """Bulk-load an edit corpus into the empty local store; see the module docstring."""
-    from kgtool.ingest.readers import read_edits
+    from kgtool.ingest.readers import _resolve_format
 
-    t0 = t = time.perf_counter()
+    t0 = time.perf_counter()
     if conflicts not in load.CONFLICT_POLICIES:
         raise InputError(f"unknown conflict policy {conflicts!r}; use one of: {', '.join(load.CONFLICT_POLICIES)}")
-    phases = BulkPhases()
     path = Path(path)
-    with _connect_local(settings) as db:
-        check_empty(db, settings)
-        result = read_edits(path, format)
-        _refuse_bad(result.bad)
-        if conflicts == "fail":
-            check_no_conflicts(db, result.edits)
+    fmt = _resolve_format(path, format)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file; check the path of the edit corpus")
+    _check_local_and_empty(settings)
+    phases = BulkPhases()
     summary = BulkIngestSummary(str(path), batch or path.stem, conflict_policy=conflicts, phases=phases)
-    summary.records_read = len(result.edits)
-    t = phases.timed("read", t)
 
-    # streaming's front half, batch for batch, so the rows are the same
-    front = EditRows(result, path, summary, extractor=extractor, eatr=eatr, delta_rel=settings.delta_rel,
-                     embedder=embedder, settings=settings, conflicts=conflicts)
-    graph = BulkGraph()
-    base = front.base_fact_rows()
-    if base is not None:
-        graph.add(base)
-    total = len(result.edits)
-    for start in range(0, total, batch_size):
-        graph.add(front.batch(start, batch_size))
-        if progress:
-            progress(min(start + batch_size, total), total)
-    phases.timed("extract + EATR + rows", t)
-    result = front = None  # the records and models are done with; the graph holds what is written
+    def front_of(result: ReadResult) -> EditRows:  # streaming's front half, batch for batch
+        return EditRows(result, path, summary, extractor=extractor, eatr=eatr, delta_rel=settings.delta_rel,
+                        embedder=embedder, settings=settings, conflicts=conflicts)
 
-    summary.conflicts, summary.superseded_by_conflict, summary.relations_embedded = _import_and_finish(
-        settings, graph, phases, embedder=embedder, phase=phase)
+    fail = _FailCheck() if conflicts == "fail" else None
+    work = Path(tempfile.mkdtemp(prefix="bulk-", dir=_private_import_dir(settings)))
+    try:
+        fold = StreamFold(work)
+        try:
+            if fmt == "jsonl":
+                clock = _fold_jsonl(path, front_of, fold, summary, batch_size=batch_size, fail=fail,
+                                    progress=progress)
+            else:
+                clock = _fold_whole(path, fmt, front_of, fold, summary, batch_size=batch_size, fail=fail,
+                                    progress=progress)
+        except BaseException:
+            fold.discard()
+            raise
+        clock.record(phases)
+        summary.conflicts, summary.superseded_by_conflict, summary.relations_embedded = _import_and_finish(
+            settings, fold, work, phases, embedder=embedder, phase=phase)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -460,27 +729,37 @@ def ingest_facts_bulk(
     progress: Progress | None = None,
     phase: Phase | None = None,
 ) -> BulkFactsSummary:
-    """Bulk-load a fact file (TSV, JSONL, N-Triples) into the empty local store."""
+    """Bulk-load a fact file (TSV, JSONL, N-Triples) into the empty local store.
 
+    The file is read whole (facts.read_facts); its rows are folded and written batch by batch.
+    """
     t0 = t = time.perf_counter()
     phases = BulkPhases()
     path = Path(path)
-    with _connect_local(settings) as db:
-        check_empty(db, settings)
-        result = read_facts(path, format)
-        _refuse_bad(result.bad)
+    _check_local_and_empty(settings)
+    result = read_facts(path, format)
+    _refuse_bad(result.bad)
     summary = BulkFactsSummary(str(path), result.format, load.source_id(path), records_read=result.records_read,
                                facts_read=len(result.facts), phases=phases)
     t = phases.timed("read", t)
-    graph = BulkGraph()
-    total, size = len(result.facts), max(1, batch_size)
-    for start, rows in fact_batches(result, path, size):  # streaming's batches
-        graph.add(rows)
-        if progress:
-            progress(min(start + size, total), total)
-    summary.facts, summary.entities, summary.relations = len(graph.facts), len(graph.entities), len(graph.relations)
-    phases.timed("rows", t)
-    _pairs, _overridden, summary.relations_embedded = _import_and_finish(settings, graph, phases,
-                                                                         embedder=embedder, phase=phase)
+    work = Path(tempfile.mkdtemp(prefix="bulk-", dir=_private_import_dir(settings)))
+    try:
+        fold = StreamFold(work)
+        try:
+            total, size = len(result.facts), max(1, batch_size)
+            for start, rows in fact_batches(result, path, size):  # streaming's batches
+                fold.add(rows)
+                if progress:
+                    progress(min(start + size, total), total)
+        except BaseException:
+            fold.discard()
+            raise
+        result = None  # the facts are in the files now
+        summary.facts, summary.entities, summary.relations = len(fold.facts), len(fold.entities), len(fold.relations)
+        phases.timed("rows + import files (streamed)", t)
+        _pairs, _overridden, summary.relations_embedded = _import_and_finish(settings, fold, work, phases,
+                                                                             embedder=embedder, phase=phase)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     summary.seconds = time.perf_counter() - t0
     return summary

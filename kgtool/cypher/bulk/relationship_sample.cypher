@@ -5,6 +5,7 @@
 MATCH (a)-[r]->(b)
 WHERE type(r) = $type
 WITH coalesce(a.id, a.key) AS start, coalesce(b.id, b.key) AS end, properties(r) AS props
-ORDER BY start, end
+// two links between the same two nodes (NAMES from the keys of "fr" and "(fr)") are ordered by properties
+ORDER BY start, end, props
 LIMIT $limit
 RETURN start, end, props
