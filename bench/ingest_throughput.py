@@ -255,27 +255,21 @@ def kg_ingest(kg, path: Path, batch_size: int):
 def profile_statements(kg, batches: list) -> dict[str, float]:
     """Seconds per kgtool statement over all batches, each batch in one transaction as usual
     (`load.write_batch`, the loader's own sequence, with a runner that times each statement)."""
-    from kgtool.graph import queries
     from kgtool.ingest.load import write_batch
 
     spent: dict[str, float] = defaultdict(float)
-    with kg.db.session() as session:
-        for rows in batches:
-            def work(tx, rows=rows):
-                def run(name, params):
-                    t0 = time.perf_counter()
-                    result = tx.run(queries.text(name), params)
-                    keys = result.keys()
-                    out = [dict(zip(keys, record)) for record in result]
-                    spent[name] += time.perf_counter() - t0
-                    return out
-                write_batch(run, rows)
-            t0 = time.perf_counter()
-            session.execute_write(work)
-            spent["(whole transactions)"] += time.perf_counter() - t0
-    spent["(commit and the rest)"] = spent["(whole transactions)"] - sum(
-        v for k, v in spent.items() if not k.startswith("("))
-    return dict(spent)
+    for rows in batches:
+        def work(run, rows=rows):
+            def timed(name, params):
+                t0 = time.perf_counter()
+                out = run(name, params)
+                spent[name] += time.perf_counter() - t0
+                return out
+            write_batch(timed, rows)
+        t0 = time.perf_counter()
+        kg.db.write_transaction(work)
+        spent["(whole transactions)"] += time.perf_counter() - t0
+    return _with_commit_share(spent)
 
 
 def profile_floor(kg, plan) -> dict[str, float]:
@@ -290,6 +284,11 @@ def profile_floor(kg, plan) -> dict[str, float]:
             t0 = time.perf_counter()
             session.execute_write(work)
             spent["(whole transactions)"] += time.perf_counter() - t0
+    return _with_commit_share(spent)
+
+
+def _with_commit_share(spent: dict[str, float]) -> dict[str, float]:
+    """The statement times plus what the transactions spent outside them (mostly the commit)."""
     spent["(commit and the rest)"] = spent["(whole transactions)"] - sum(
         v for k, v in spent.items() if not k.startswith("("))
     return dict(spent)

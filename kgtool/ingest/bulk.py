@@ -72,7 +72,7 @@ from kgtool.ingest import load
 from kgtool.ingest.facts import FactsIngestSummary, fact_batches, read_facts
 from kgtool.ingest.linking import MAX_SPAN_TOKENS, name_keys, word_spans
 from kgtool.ingest.pipeline import EditRows, IngestSummary
-from kgtool.ingest.readers import count_lines, iter_jsonl
+from kgtool.ingest.readers import count_lines, edit_format, iter_jsonl
 from kgtool.ingest.records import BadRecord, EditRecord, ReadResult
 
 Progress = Callable[[int, int], None]
@@ -668,15 +668,10 @@ def ingest_edits_bulk(
     conflicts: str = "latest",
 ) -> BulkIngestSummary:
     """Bulk-load an edit corpus into the empty local store; see the module docstring."""
-    from kgtool.ingest.readers import _resolve_format
-
     t0 = time.perf_counter()
-    if conflicts not in load.CONFLICT_POLICIES:
-        raise InputError(f"unknown conflict policy {conflicts!r}; use one of: {', '.join(load.CONFLICT_POLICIES)}")
+    load.check_conflict_policy(conflicts)
     path = Path(path)
-    fmt = _resolve_format(path, format)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file; check the path of the edit corpus")
+    fmt = edit_format(path, format)
     _check_local_and_empty(settings)
     phases = BulkPhases()
     summary = BulkIngestSummary(str(path), batch or path.stem, conflict_policy=conflicts, phases=phases)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from kgtool.errors import InputError
 from kgtool.graph.db import Database
 from kgtool.ingest.linking import canonical_id, is_qid, normalize
 from kgtool.ingest.records import BaseFact, Decision, EditRecord
@@ -32,6 +33,11 @@ from kgtool.ingest.records import BaseFact, Decision, EditRecord
 # and its facts stop counting as asserted, so the slot has one active object.
 # fail: ingestion refuses a file with such an edit and writes nothing.
 CONFLICT_POLICIES = ("latest", "keep-all", "fail")
+
+
+def check_conflict_policy(policy: str) -> None:
+    if policy not in CONFLICT_POLICIES:
+        raise InputError(f"unknown conflict policy {policy!r}; use one of: {', '.join(CONFLICT_POLICIES)}")
 
 # an edit's description is stored as the Passage with this prefix + the edit id
 EDIT_PASSAGE_PREFIX = "p:"

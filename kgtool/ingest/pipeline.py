@@ -79,8 +79,7 @@ def ingest_edits(
 ) -> IngestSummary:
     """Load an edit corpus into the graph; see the module docstring for the modes."""
     t0 = time.perf_counter()
-    if conflicts not in load.CONFLICT_POLICIES:
-        raise InputError(f"unknown conflict policy {conflicts!r}; use one of: {', '.join(load.CONFLICT_POLICIES)}")
+    load.check_conflict_policy(conflicts)
     path = Path(path)
     # a JSONL file is read as the batches need it, so the first batches are written while
     # the rest is read; --strict and `fail` judge the whole file before any write, and a

@@ -84,10 +84,7 @@ def read_edits(path: str | Path, format: str | None = None) -> ReadResult:
     A file that cannot be read at all raises InputError naming it.
     """
     path = Path(path)
-    fmt = _resolve_format(path, format)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file; check the path of the edit corpus")
-    if fmt == "jsonl":
+    if edit_format(path, format) == "jsonl":
         return read_jsonl(path)
     return read_mquake(path)
 
@@ -97,15 +94,17 @@ def stream_edits(path: str | Path, format: str | None = None) -> JsonlEdits | No
     read whole (MQuAKE: one JSON list); the same errors as read_edits for a missing file
     or an unknown format."""
     path = Path(path)
-    fmt = _resolve_format(path, format)
+    return JsonlEdits(path) if edit_format(path, format) == "jsonl" else None
+
+
+def edit_format(path: Path, format: str | None) -> str:
+    """The format of an existing edit file ("jsonl" or "mquake"), from `format` or else the
+    extension; an InputError for an unknown format or a missing file."""
+    fmt = resolve_format(path, format, what="edit", aliases=_FORMAT_ALIASES, extensions=_EXTENSIONS,
+                         formats=FORMATS)
     if not path.is_file():
         raise InputError(f"{path}: no such file; check the path of the edit corpus")
-    return JsonlEdits(path) if fmt == "jsonl" else None
-
-
-def _resolve_format(path: Path, format: str | None) -> str:
-    return resolve_format(path, format, what="edit", aliases=_FORMAT_ALIASES, extensions=_EXTENSIONS,
-                          formats=FORMATS)
+    return fmt
 
 
 def resolve_format(path: Path, format: str | None, *, what: str, aliases: dict[str, str],
