@@ -119,3 +119,24 @@ def test_only_slots_with_two_objects_or_a_verdict_are_contested(kg, tmp_path):
     assert _statuses(kg) == ({"e1": ("active", None), "e3": ("active", None), "e4": ("active", None)},
                              {"Adele": "active", "Madonna": "active", "The Beatles": "superseded"})
     assert kg.db.read("ingest/contested_slots", slots=[hey_jude, let_it_be]) == []
+
+
+def test_the_fact_status_each_batch_settles_is_the_one_all_stored_edits_give(kg, tmp_path, mquake_dev):
+    # merge_facts settles each batch's fact statuses from the batch and what is stored, and only
+    # contested slots are recomputed afterwards: after base facts, edits over many batches that
+    # share entities and facts, conflicts under two policies and a deletion, recomputing every
+    # fact from all stored edits (ingest/update_fact_status) must change nothing
+    kg.ingest_edits(mquake_dev, embed_relations=False, batch_size=40)
+    first = _lines(tmp_path, [json.dumps(MADONNA), json.dumps(SAME), json.dumps(OTHER)])
+    kg.ingest_edits(first, embed_relations=False, batch_size=1)
+    second = tmp_path / "b.jsonl"
+    second.write_text(json.dumps(PRINCE) + "\n" + json.dumps({**OTHER, "id": "e5", "object": "Adele"}) + "\n")
+    kg.ingest_edits(second, embed_relations=False)
+    kg.delete(edit="e1")
+    kg.ingest_edits(first, embed_relations=False, conflicts="keep-all", batch_size=2)
+    statuses = kg.query("MATCH (f:Fact) RETURN f.status AS status, count(*) AS n ORDER BY status")[1]
+    assert {r["status"] for r in statuses} == {"active", "superseded"}
+
+    fact_ids = [r["id"] for r in kg.query("MATCH (f:Fact) RETURN f.id AS id")[1]]
+    slots = [r["slot"] for r in kg.query("MATCH (e:Edit) RETURN DISTINCT e.slot AS slot")[1]]
+    assert kg.db.write("ingest/update_fact_status", fact_ids=fact_ids, slots=slots) == []

@@ -239,22 +239,24 @@ def write_batch(run, rows: GraphRows) -> WriteCounts:
     """The statements of one batch, through `run(name, params) -> rows` (one transaction's;
     bench/ passes one that also times each statement).
 
-    The merges come first; then the store names the slots of the batch whose conflict
-    verdicts can change (ingest/contested_slots), and only those go through the conflict
-    statements and the slot-wide fact status recomputation. The facts the batch writes
-    or links get their status recomputed one by one.
+    The merges come first, and they settle the status of the facts the batch writes
+    or links (ingest/merge_facts). Then the store names the slots of the batch whose
+    conflict verdicts can change (ingest/contested_slots), and only those go through the
+    conflict statements and the slot-wide fact status recomputation.
     """
     for name, params in merge_steps(rows):
         run(name, params)
-    contested = [r["slot"] for r in run("ingest/contested_slots", {"slots": sorted(rows.slots)})]
     counts = WriteCounts()
+    if not rows.slots:  # base facts only: no edit, no verdict
+        return counts
+    contested = [r["slot"] for r in run("ingest/contested_slots", {"slots": sorted(rows.slots)})]
     if contested:
         flagged = run("ingest/flag_conflicts", {"slots": contested})
         resolved = run("ingest/resolve_conflicts", {"slots": contested})
         counts.conflicts = flagged[0]["conflicts"] if flagged else 0
         counts.overridden = [r["edit_id"] for r in resolved if r["after"] == "superseded-by-conflict"]
-    # after the conflict verdicts: an overridden edit's facts no longer count as asserted
-    run("ingest/update_fact_status", {"fact_ids": list(rows.facts), "slots": contested})
+        # after the verdicts: the facts of an overridden edit no longer count as asserted
+        run("ingest/update_fact_status", {"fact_ids": [], "slots": contested})
     return counts
 
 
@@ -266,6 +268,8 @@ def merge_steps(rows: GraphRows) -> list[tuple[str, dict]]:
     stamps: dict[str, dict] = {}
     for row in rows.edit_order:
         stamps.setdefault(row["id"], row)  # the first stamp of an id stays, as in the store
+    asserted = {fid for row in rows.edits for fid in row["fact_ids"]}
+    superseded = {row["fact_id"] for row in rows.supersedes}
     replaced: dict[str, list[str]] = {}
     for row in rows.supersedes:
         replaced.setdefault(row["edit_id"], []).append(row["fact_id"])
@@ -275,7 +279,8 @@ def merge_steps(rows: GraphRows) -> list[tuple[str, dict]]:
     return [
         ("ingest/merge_entities", {"rows": entities}),
         ("ingest/merge_relations", {"rows": list(rows.relations.values())}),
-        ("ingest/merge_facts", {"rows": list(rows.facts.values())}),
+        ("ingest/merge_facts", {"rows": [{**row, "asserted": fid in asserted, "superseded": fid in superseded}
+                                         for fid, row in rows.facts.items()]}),
         ("ingest/merge_edits", {"rows": edits}),
         ("ingest/merge_passages", {"rows": list(rows.passages.values())}),
         ("ingest/merge_sources", {"rows": rows.source_rows()}),

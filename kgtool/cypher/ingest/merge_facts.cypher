@@ -1,7 +1,15 @@
-// Create facts and attach them to their head and tail entities.
+// Create facts, attach them to their head and tail entities, and give each its status.
 // A fact's id is derived from (head, relation key, tail), so the same triple
 // stated by two edits or two files is one fact.
-// params: $rows (list of {id, head_id, tail_id, relation, relation_key, relation_id, evidence, source, case_id})
+// Status (what ingest/update_fact_status derives from the stored edits), settled here
+// for what this batch's edits add: a fact an edit of the batch asserts is 'active'; one
+// an edit of the batch supersedes is 'active' while some stored edit in force asserts
+// it, else 'superseded'. A fact only stated (base knowledge, documents) keeps its status.
+// The slots whose conflict verdicts the batch changes are settled afterwards by
+// ingest/update_fact_status; an edit of the batch that asserts a fact is in force
+// unless its slot is one of those.
+// params: $rows (list of {id, head_id, tail_id, relation, relation_key, relation_id, evidence, source, case_id,
+//                         asserted, superseded (optional booleans: an edit of the batch asserts / supersedes it)})
 // returns: nothing
 UNWIND $rows AS row
 MATCH (h:Entity {id: row.head_id})
@@ -17,3 +25,14 @@ MERGE (f:Fact {id: row.id})
                                  THEN row.evidence ELSE f.evidence END
 MERGE (h)-[:SUBJECT_OF]->(f)
 MERGE (f)-[:OBJECT]->(t)
+WITH f, coalesce(row.asserted, false) AS asserted, coalesce(row.superseded, false) AS superseded
+WITH f, CASE
+  WHEN asserted THEN 'active'
+  WHEN NOT superseded AND f.status <> 'retracted' THEN f.status
+  WHEN EXISTS { MATCH (ed:Edit)-[:ASSERTS]->(f) WHERE coalesce(ed.status, 'active') <> 'superseded-by-conflict' }
+    THEN 'active'
+  WHEN superseded OR EXISTS { (:Edit)-[:SUPERSEDES|ASSERTS]->(f) } THEN 'superseded'
+  ELSE 'active' END AS status
+WHERE f.status IS NULL OR f.status <> status
+SET f.status = status
+REMOVE f.retracted_by, f.retracted_at
