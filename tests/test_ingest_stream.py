@@ -140,3 +140,18 @@ def test_the_fact_status_each_batch_settles_is_the_one_all_stored_edits_give(kg,
     fact_ids = [r["id"] for r in kg.query("MATCH (f:Fact) RETURN f.id AS id")[1]]
     slots = [r["slot"] for r in kg.query("MATCH (e:Edit) RETURN DISTINCT e.slot AS slot")[1]]
     assert kg.db.write("ingest/update_fact_status", fact_ids=fact_ids, slots=slots) == []
+
+
+def test_re_ingesting_keeps_each_edits_first_order_stamp(kg, tmp_path):
+    path = _lines(tmp_path, [json.dumps(_edit(k)) for k in range(3)])
+    stamps = "MATCH (e:Edit) RETURN e.id AS id, e.ingested_at AS at, e.position AS position ORDER BY id"
+    kg.ingest_edits(path, embed_relations=False)
+    first = kg.query(stamps)[1]
+    assert [r["position"] for r in first] == [0, 1, 2] and len({r["at"] for r in first}) == 1
+    # an edit stored without a stamp (before stamps existed) gets the next run's
+    with kg.db.session() as session:
+        session.run("MATCH (e:Edit {id: 's1'}) REMOVE e.ingested_at, e.position").consume()
+    kg.ingest_edits(path, embed_relations=False)
+    again = {r["id"]: r for r in kg.query(stamps)[1]}
+    assert again["s0"] == first[0] and again["s2"] == first[2]
+    assert again["s1"]["position"] == 1 and again["s1"]["at"] > first[1]["at"]
