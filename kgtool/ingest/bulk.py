@@ -260,7 +260,7 @@ class StreamFold:
             superseded.append((row["edit_id"], row["fact_id"]))
         self._rels["SUPERSEDES"].add(superseded)
 
-    def _add_passages(self, rows) -> None:  # the passage of ingest/merge_edits (one per edit: written once)
+    def _add_passages(self, rows) -> None:  # ingest/merge_passages (one per edit: written once)
         rows = list(rows)
         self._passages.add([(row["id"], row["title"], row["text"]) for row in rows])
         self._rels["SUPPORTS"].add([(row["id"], fid) for row in rows for fid in row["fact_ids"]])

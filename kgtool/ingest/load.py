@@ -273,19 +273,16 @@ def merge_steps(rows: GraphRows) -> list[tuple[str, dict]]:
     replaced: dict[str, list[str]] = {}
     for row in rows.supersedes:
         replaced.setdefault(row["edit_id"], []).append(row["fact_id"])
-    edits = []
-    for row in rows.edits:
-        stamp, passage = stamps.get(row["id"], {}), rows.passages[EDIT_PASSAGE_PREFIX + row["id"]]
-        edits.append({**row, "ingested_at": stamp.get("ingested_at"), "position": stamp.get("position"),
-                      "superseded": replaced.get(row["id"], []),
-                      # the passage supports what the edit asserts (rows_for_edits gives both one list)
-                      "passage": {"id": passage["id"], "title": passage["title"], "text": passage["text"]}})
+    edits = [{**row, "ingested_at": stamps.get(row["id"], {}).get("ingested_at"),
+              "position": stamps.get(row["id"], {}).get("position"), "superseded": replaced.get(row["id"], [])}
+             for row in rows.edits]
     return [
         ("ingest/merge_entities", {"rows": entities}),
         ("ingest/merge_relations", {"rows": list(rows.relations.values())}),
         ("ingest/merge_facts", {"rows": [{**row, "asserted": fid in asserted, "superseded": fid in superseded}
                                          for fid, row in rows.facts.items()]}),
         ("ingest/merge_edits", {"rows": edits}),
+        ("ingest/merge_passages", {"rows": list(rows.passages.values())}),
         ("ingest/merge_sources", {"rows": rows.source_rows()}),
     ]
 

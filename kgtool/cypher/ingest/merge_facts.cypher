@@ -17,9 +17,7 @@ MATCH (t:Entity {id: row.tail_id})
 MERGE (f:Fact {id: row.id})
   ON CREATE SET f.relation = row.relation, f.relation_key = row.relation_key, f.relation_id = row.relation_id,
                 f.evidence = row.evidence, f.source = row.source, f.case_id = row.case_id,
-                f.head_id = row.head_id, f.tail_id = row.tail_id,
-                f.status = CASE WHEN coalesce(row.superseded, false) AND NOT coalesce(row.asserted, false) THEN 'superseded'
-                                  ELSE 'active' END
+                f.head_id = row.head_id, f.tail_id = row.tail_id, f.status = 'active'
   // a triple first known as base knowledge and later asserted by an edit becomes an edit fact;
   // a retracted fact (kept only for stored runs, see cypher/delete/) stated again starts afresh
   ON MATCH SET f.source = CASE WHEN row.source = 'edit' OR f.status = 'retracted' THEN row.source ELSE f.source END,
@@ -30,9 +28,7 @@ MERGE (f)-[:OBJECT]->(t)
 WITH f, coalesce(row.asserted, false) AS asserted, coalesce(row.superseded, false) AS superseded
 WITH f, CASE
   WHEN asserted THEN 'active'
-  // what the batch adds leaves these as they are: only statements, or one more edit
-  // superseding a fact no edit in force asserts (a new fact got its status above)
-  WHEN f.status <> 'retracted' AND (NOT superseded OR f.status = 'superseded') THEN f.status
+  WHEN NOT superseded AND f.status <> 'retracted' THEN f.status
   WHEN EXISTS { MATCH (ed:Edit)-[:ASSERTS]->(f) WHERE coalesce(ed.status, 'active') <> 'superseded-by-conflict' }
     THEN 'active'
   WHEN superseded OR EXISTS { (:Edit)-[:SUPERSEDES|ASSERTS]->(f) } THEN 'superseded'
