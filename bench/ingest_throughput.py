@@ -1,7 +1,7 @@
 """Ingestion throughput: kgtool's streaming edit ingest against a same-shape CREATE floor.
 
     .venv/bin/python bench/ingest_throughput.py [--edits 50000] [--file FILE]
-        [--batch-sizes 2000] [--rounds 2] [--profile] [--keep-jsonl PATH]
+        [--batch-sizes 2000] [--rounds 3] [--profile] [--keep-jsonl PATH]
 
 The edits of an MQuAKE file (default: the shared MQuAKE-hard dev file) are
 repeated until there are --edits of them (bench/common.py build_corpus: every
