@@ -155,3 +155,32 @@ def test_re_ingesting_keeps_each_edits_first_order_stamp(kg, tmp_path):
     again = {r["id"]: r for r in kg.query(stamps)[1]}
     assert again["s0"] == first[0] and again["s2"] == first[2]
     assert again["s1"]["position"] == 1 and again["s1"]["at"] > first[1]["at"]
+
+
+class _NamesOtherTriple:
+    """An extractor that reads, from each edit, a triple about another subject (as REBEL may)."""
+
+    name = "other"
+
+    def __init__(self, head: str, relation: str, tail: str):
+        self.triple = (head, relation, tail)
+
+    def extract_batch(self, edits):
+        from kgtool.ingest.records import Candidate
+
+        head, relation, tail = self.triple
+        return [[Candidate(head, relation, tail, edit.description, self.name)] for edit in edits]
+
+
+def test_a_superseded_fact_an_edit_in_force_asserts_again_is_active(kg, tmp_path):
+    # MADONNA supersedes (Hey Jude, performer, The Beatles); an edit of another slot whose raw
+    # candidate (no EATR) is that very triple asserts it again while in force
+    kg.ingest_edits(_lines(tmp_path, [json.dumps(MADONNA)]), embed_relations=False)
+    assert _statuses(kg)[1]["The Beatles"] == "superseded"
+    second = tmp_path / "other.jsonl"
+    second.write_text(json.dumps(OTHER) + "\n")
+    kg.ingest_edits(second, embed_relations=False, eatr=False,
+                    extractor=_NamesOtherTriple("Hey Jude", "performer", "The Beatles"))
+    beatles = kg.query("MATCH (:Entity {name: 'Hey Jude'})-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(:Entity {name: 'The Beatles'}) "
+                       "RETURN f.status AS status, COUNT { (:Edit)-[:ASSERTS]->(f) } AS asserted")[1]
+    assert beatles == [{"status": "active", "asserted": 1}]
