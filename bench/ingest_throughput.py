@@ -16,7 +16,9 @@ kgtool, ... for --rounds):
   (read, anchor extraction, EATR, batched MERGE writes, conflict flags and
   verdicts, fact status), timed end to end;
 - floor: the SAME graph written with plain `UNWIND $rows ... CREATE`
-  statements, one transaction per batch of the same size. Its rows are
+  statements, one transaction per batch of the same size, sent back to back
+  as kgtool sends its merges (neither waits for a statement before packing
+  and sending the next). Its rows are
   kgtool's own: the GraphRows that kgtool's pipeline hands to
   `load.write_rows` are captured once (an ingest whose writes are skipped;
   its time is reported as kgtool's client-side preparation), and each entity,
@@ -95,7 +97,7 @@ def _writes_skipped(batches: list):
 
     real = load.write_rows
 
-    def record(db, rows):
+    def record(db, rows, steps=None):
         batches.append(rows)
         return load.WriteCounts()
 
@@ -205,8 +207,11 @@ def floor_plan(batches: list) -> list[dict[str, list[dict]]]:
 def floor_ingest(kg, plan: list[dict[str, list[dict]]]) -> float:
     """Write the plan, one transaction per batch, statements in kgtool's order; seconds taken.
 
-    Like kgtool's ingest, it ends when the full-text indexes have caught up
-    with what it wrote: the same graph includes the same indexes.
+    The statements of a batch are sent back to back without waiting for each
+    (their results are read at the commit), as kgtool sends its merges: the
+    server runs one while the client packs the next. Like kgtool's ingest, it
+    ends when the full-text indexes have caught up with what it wrote: the
+    same graph includes the same indexes.
     """
     order = ("entities", "relations", "facts", "edits", "supersedes", "passages", "sources", "states")
     t0 = time.perf_counter()
@@ -215,7 +220,7 @@ def floor_ingest(kg, plan: list[dict[str, list[dict]]]) -> float:
             def work(tx, step=step):
                 for name in order:
                     if step.get(name):
-                        tx.run(FLOOR[name], rows=step[name]).consume()
+                        tx.run(FLOOR[name], rows=step[name])
             session.execute_write(work)
     kg.db.run_autocommit("admin/await_fulltext")
     return time.perf_counter() - t0
@@ -236,10 +241,10 @@ def kg_ingest(kg, path: Path, batch_size: int):
 
     real, first = load.write_rows, []
 
-    def noted(db, rows):
+    def noted(db, rows, steps=None):
         if not first:
             first.append(time.perf_counter())
-        return real(db, rows)
+        return real(db, rows, steps)
 
     load.write_rows = noted
     t0 = time.perf_counter()
@@ -260,11 +265,11 @@ def profile_statements(kg, batches: list) -> dict[str, float]:
     spent: dict[str, float] = defaultdict(float)
     for rows in batches:
         def work(run, rows=rows):
-            def timed(name, params):
+            def timed(name, params, rows=True):
                 t0 = time.perf_counter()
-                out = run(name, params)
+                out = run(name, params)  # waited for even when its rows are not needed, to time it alone
                 spent[name] += time.perf_counter() - t0
-                return out
+                return out if rows else None
             write_batch(timed, rows)
         t0 = time.perf_counter()
         kg.db.write_transaction(work)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from typing import Callable, Iterable, Protocol, TypeVar
 
 from kgtool.config import Settings
 from kgtool.errors import ConfigError, DatabaseError, DatabaseUnavailable, ReadOnlyViolation, describe
@@ -23,8 +23,13 @@ from kgtool.graph import queries
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 T = TypeVar("T")
-# runs a named statement with its parameters and returns its rows as dicts
-Runner = Callable[[str, dict], list[dict]]
+
+
+class Runner(Protocol):
+    """Runs a named statement with its parameters in one transaction and returns its rows
+    as dicts; with rows=False it only sends the statement and returns None at once."""
+
+    def __call__(self, name: str, params: dict, *, rows: bool = True) -> list[dict] | None: ...
 
 # seconds to wait before each retry of a statement the server rolled back as transient (run_in)
 TRANSIENT_RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
@@ -166,10 +171,19 @@ class Database:
         """`work(run)` in ONE write transaction, where `run(name, params)` runs a named statement
         in it and returns its rows: for writes whose later statements depend on earlier rows.
 
+        `run(name, params, rows=False)` sends a statement whose rows are not needed without
+        waiting for it: the server runs it while the client packs and sends the next one
+        (Bolt runs a transaction's statements in order). Its errors are raised by the next
+        statement or the commit, inside this transaction, so nothing of it stays.
+
         The driver runs `work` again on a transient error, so it must do nothing else that
         cannot be done twice."""
         def in_transaction(tx):
-            return work(lambda name, params: _rows(tx.run(queries.text(name), params)))
+            def run(name: str, params: dict, *, rows: bool = True) -> list[dict] | None:
+                result = tx.run(queries.text(name), params)
+                return _rows(result) if rows else None
+
+            return work(run)
 
         with self.session() as session:
             return session.execute_write(in_transaction)

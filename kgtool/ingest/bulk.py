@@ -74,6 +74,7 @@ from kgtool.ingest.linking import MAX_SPAN_TOKENS, name_keys, word_spans
 from kgtool.ingest.pipeline import EditRows, IngestSummary
 from kgtool.ingest.readers import count_lines, edit_format, iter_jsonl
 from kgtool.ingest.records import BadRecord, EditRecord, ReadResult
+from kgtool.ingest.write_behind import fewer_collections
 
 Progress = Callable[[int, int], None]
 Phase = Callable[[str], None]
@@ -685,12 +686,13 @@ def ingest_edits_bulk(
     try:
         fold = StreamFold(work)
         try:
-            if fmt == "jsonl":
-                clock = _fold_jsonl(path, front_of, fold, summary, batch_size=batch_size, fail=fail,
-                                    progress=progress)
-            else:
-                clock = _fold_whole(path, fmt, front_of, fold, summary, batch_size=batch_size, fail=fail,
-                                    progress=progress)
+            with fewer_collections():  # the front half makes millions of small acyclic objects
+                if fmt == "jsonl":
+                    clock = _fold_jsonl(path, front_of, fold, summary, batch_size=batch_size, fail=fail,
+                                        progress=progress)
+                else:
+                    clock = _fold_whole(path, fmt, front_of, fold, summary, batch_size=batch_size, fail=fail,
+                                        progress=progress)
         except BaseException:
             fold.discard()
             raise
@@ -742,10 +744,11 @@ def ingest_facts_bulk(
         fold = StreamFold(work)
         try:
             total, size = len(result.facts), max(1, batch_size)
-            for start, rows in fact_batches(result, path, size):  # streaming's batches
-                fold.add(rows)
-                if progress:
-                    progress(min(start + size, total), total)
+            with fewer_collections():
+                for start, rows in fact_batches(result, path, size):  # streaming's batches
+                    fold.add(rows)
+                    if progress:
+                        progress(min(start + size, total), total)
         except BaseException:
             fold.discard()
             raise

@@ -38,7 +38,6 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -52,6 +51,7 @@ from kgtool.ingest.extract import EXTRACTORS, get_extractor
 from kgtool.ingest.linking import Gazetteer, canonical_id
 from kgtool.ingest.pipeline import DRIVER_FAILURES, interrupted
 from kgtool.ingest.records import BadRecord
+from kgtool.ingest.write_behind import write_behind
 from kgtool.retrieve.passages import embed_passages
 
 FORMATS = ("hotpotqa", "musique", "2wiki", "jsonl", "text")
@@ -509,7 +509,7 @@ def ingest_docs(
                 "fact_ids": supported, "entity_ids": sorted(extraction.entities)})
         return rows
 
-    def account(rows: _Rows) -> None:
+    def account(rows: _Rows, _written=None) -> None:
         written_docs.update(rows.documents)
         entity_ids.update(rows.entities)
         relation_keys.update(rows.relations)
@@ -518,20 +518,15 @@ def ingest_docs(
         if progress:
             progress(summary.passages, total)
 
-    # extraction of the next batch (client CPU) overlaps the write of this one (server work)
+    def prepared_batches():
+        for start in range(0, total, max(1, batch_size)):
+            rows = prepare(start)
+            written_docs.update(rows.documents)
+            yield rows
+
     try:
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-docs-write") as writer:
-            pending = None
-            for start in range(0, total, max(1, batch_size)):
-                rows = prepare(start)
-                written_docs.update(rows.documents)
-                if pending is not None:
-                    pending[1].result()
-                    account(pending[0])
-                pending = (rows, writer.submit(rows.write, db))
-            if pending is not None:
-                pending[1].result()
-                account(pending[0])
+        write_behind(prepared_batches(), lambda rows: rows.write(db), account,
+                     thread_name="kgtool-docs-write")
     except DRIVER_FAILURES as exc:
         raise interrupted(exc, path, committed=summary.passages, total=total, batch_size=max(1, batch_size),
                           unit="passages") from exc

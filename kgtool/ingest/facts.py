@@ -45,6 +45,7 @@ from kgtool.ingest import load
 from kgtool.ingest.linking import canonical_id
 from kgtool.ingest.readers import aliases_problem, resolve_format, text_problem, type_name
 from kgtool.ingest.records import BadRecord, BaseFact
+from kgtool.ingest.write_behind import write_behind
 
 FORMATS = ("tsv", "jsonl", "nt")
 _EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".nt": "nt"}
@@ -422,16 +423,23 @@ def ingest_facts(
     facts: set[str] = set()
     total = len(result.facts)
     size = max(1, batch_size)
-    for start, rows in fact_batches(result, path, size):
-        try:
-            load.write_rows(db, rows)
-        except DRIVER_FAILURES as exc:
-            raise interrupted(exc, path, committed=start, total=total, batch_size=size, unit="facts") from exc
+    committed = 0  # facts of the batches written so far
+
+    def account(batch: tuple[int, load.GraphRows], _counts) -> None:
+        nonlocal committed
+        start, rows = batch
+        committed = min(start + size, total)
         entities.update(rows.entities)
         relations.update(rows.relations)
         facts.update(rows.facts)
         if progress:
-            progress(min(start + size, total), total)
+            progress(committed, total)
+
+    try:
+        write_behind(fact_batches(result, path, size), lambda batch: load.write_rows(db, batch[1]), account,
+                     thread_name="kgtool-facts-write")
+    except DRIVER_FAILURES as exc:
+        raise interrupted(exc, path, committed=committed, total=total, batch_size=size, unit="facts") from exc
     summary.facts, summary.entities, summary.relations = len(facts), len(entities), len(relations)
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)

@@ -133,6 +133,10 @@ class GraphRows:
         ]
 
 
+# json.dumps(..., ensure_ascii=False) builds a new encoder on every call; one is enough
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _str(value) -> str | None:
     return None if value is None else str(value)
 
@@ -218,7 +222,7 @@ def rows_for_edits(rows: GraphRows, edits: Sequence[EditRecord], decisions: Sequ
                 "file": source, "conflict_policy": conflicts,
                 "eatr_kept": sum(1 for d in edit_decisions if d.kept),
                 "eatr_rejected": sum(1 for d in edit_decisions if not d.kept),
-                "eatr_decisions": json.dumps(audit, ensure_ascii=False),
+                "eatr_decisions": _json_text(audit),
             },
         })
 
@@ -230,12 +234,14 @@ class WriteCounts:
     overridden: list[str] = field(default_factory=list)
 
 
-def write_rows(db: Database, rows: GraphRows) -> WriteCounts:
-    """Write one batch in one transaction (write_batch), conflict verdicts of its slots included."""
-    return db.write_transaction(lambda run: write_batch(run, rows))
+def write_rows(db: Database, rows: GraphRows, steps: list[tuple[str, dict]] | None = None) -> WriteCounts:
+    """Write one batch in one transaction (write_batch), conflict verdicts of its slots included;
+    `steps` are merge_steps(rows) when the caller has built them already."""
+    steps = merge_steps(rows) if steps is None else steps
+    return db.write_transaction(lambda run: write_batch(run, rows, steps))
 
 
-def write_batch(run, rows: GraphRows) -> WriteCounts:
+def write_batch(run, rows: GraphRows, steps: list[tuple[str, dict]] | None = None) -> WriteCounts:
     """The statements of one batch, through `run(name, params) -> rows` (one transaction's;
     bench/ passes one that also times each statement).
 
@@ -244,8 +250,8 @@ def write_batch(run, rows: GraphRows) -> WriteCounts:
     conflict verdicts can change (ingest/contested_slots), and only those go through the
     conflict statements and the slot-wide fact status recomputation.
     """
-    for name, params in merge_steps(rows):
-        run(name, params)
+    for name, params in merge_steps(rows) if steps is None else steps:
+        run(name, params, rows=False)  # sent back to back: packing the next overlaps this one's execution
     counts = WriteCounts()
     if not rows.slots:  # base facts only: no edit, no verdict
         return counts

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -27,6 +26,7 @@ from kgtool.ingest.extract import get_extractor
 from kgtool.ingest.linking import Gazetteer
 from kgtool.ingest.readers import JsonlEdits, read_edits, stream_edits
 from kgtool.ingest.records import BadRecord
+from kgtool.ingest.write_behind import write_behind
 
 
 @dataclass
@@ -115,36 +115,30 @@ def _ingest(db: Database, path: Path, stream: JsonlEdits | None, *, format, extr
 
     committed = 0  # edits of the batches written so far (the next batch is prepared before that)
 
-    def prepare(start: int):
-        if stream is not None:
-            stream.read_until(start + batch_size)
-        if start >= len(result.edits):
-            return None
-        return start, front.batch(start, batch_size)
+    def prepared_batches():
+        """(first edit's index, rows, merge statements) per batch; the statements are built
+        here, in the preparing thread, so the writer thread only sends them."""
+        start = 0
+        while True:
+            if stream is not None:
+                stream.read_until(start + batch_size)
+            if start >= len(result.edits):
+                return
+            rows = front.batch(start, batch_size)
+            yield start, rows, load.merge_steps(rows)
+            start += batch_size
 
     def account(prepared, counts: load.WriteCounts) -> None:
         nonlocal committed
-        start, _rows = prepared
-        committed = min(start + batch_size, len(result.edits))
+        committed = min(prepared[0] + batch_size, len(result.edits))
         summary.conflicts += counts.conflicts
         summary.superseded_by_conflict += len(counts.overridden)
         if progress:
             progress(committed, total())
 
-    # Extraction and EATR of the next batch (client CPU) overlap the write of
-    # this one (server work); writes stay one at a time and in file order, and
-    # a failed write stops the run before any later batch is written.
     try:
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgtool-ingest-write") as writer:
-            pending = None  # (prepared batch, its write)
-            start = 0
-            while (prepared := prepare(start)) is not None:
-                if pending is not None:
-                    account(pending[0], pending[1].result())
-                pending = (prepared, writer.submit(load.write_rows, db, prepared[1]))
-                start += batch_size
-            if pending is not None:
-                account(pending[0], pending[1].result())
+        write_behind(prepared_batches(), lambda prepared: load.write_rows(db, prepared[1], prepared[2]), account,
+                     thread_name="kgtool-ingest-write")
     except DRIVER_FAILURES as exc:
         if stream is not None:
             stream.read_all()  # to say how many edits the file holds
