@@ -271,3 +271,26 @@ def test_validate_edit():
         )
         == "field 'subject_aliases'[1] must be a string, got a number"
     )
+
+
+def test_the_quick_checks_of_surrogate_free_text_agree_with_the_detailed_ones():
+    """A line without a surrogate escape is checked by a quicker path (readers._edit_problem with
+    surrogates=False); on such values it must find exactly what the detailed checks find."""
+    import random
+
+    from kgtool.ingest.readers import _aliases_problem, _edit_problem
+
+    rng = random.Random(7)
+    texts = [None, "", " ", "\t\n", "x", " padded ", "é", "a" * MAX_NAME_CHARS, "a" * (MAX_NAME_CHARS + 1),
+             "b" * MAX_TEXT_CHARS, "b" * (MAX_TEXT_CHARS + 1), 5, 2.5, True, ["list"], {"a": 1}]
+    alias_lists = [(), ("a",), ("a", ""), ("a", 3), ("a" * (MAX_NAME_CHARS + 1),), [None], "not a list", None]
+    fields = [f for f in EditRecord.__slots__ if f != "source"]
+    for _ in range(5_000):
+        # mostly fine values, so that later fields get checked too (the first problem is reported)
+        values = {f: (("a",) if f.endswith("_aliases") else "fine") if rng.random() < 0.85
+                  else rng.choice(alias_lists if f.endswith("_aliases") else texts) for f in fields}
+        edit = EditRecord(**values)
+        assert _edit_problem(edit, surrogates=False) == _edit_problem(edit, surrogates=True), values
+    for aliases in alias_lists:
+        assert _aliases_problem("object_aliases", aliases, surrogates=False) == \
+            _aliases_problem("object_aliases", aliases, surrogates=True)

@@ -42,6 +42,11 @@ def canonical_id(name: str, qid: str | None = None) -> str:
     """The entity id for a name: its Wikidata Q-id if given, else "name:<normalised name>"."""
     if qid is not None and is_qid(qid.strip()):
         return qid.strip()
+    return _name_id(name)
+
+
+@lru_cache(maxsize=1 << 16)  # an ingest asks for the same few names of each edit several times
+def _name_id(name: str) -> str:
     key = normalize(name) if isinstance(name, str) else ""
     if not key:
         # names made only of punctuation ("?", "...") are still names

@@ -75,6 +75,12 @@ _OPTIONAL_NAMES = ("old_object", "relation_id", "subject_id", "object_id", "old_
 _OPTIONAL_TEXT = ("prompt", "question")
 _ALIAS_FIELDS = ("subject_aliases", "object_aliases", "old_object_aliases")
 _LONG_FIELDS = frozenset({"description", "prompt", "question", "evidence"})
+# (field, required, length limit) of an edit's text fields, in the order problems are reported
+_EDIT_TEXT_RULES = tuple(
+    (name, required, MAX_TEXT_CHARS if name in _LONG_FIELDS else MAX_NAME_CHARS)
+    for name, required in (("id", True), *((n, True) for n in _REQUIRED_TEXT),
+                           *((n, False) for n in (*_OPTIONAL_NAMES, *_OPTIONAL_TEXT, "case_id")))
+)
 
 
 def read_edits(path: str | Path, format: str | None = None) -> ReadResult:
@@ -147,6 +153,12 @@ def _text_problem(name: str, value: Any, *, required: bool, surrogates: bool = T
 
 
 def _aliases_problem(name: str, value: Any, *, surrogates: bool = True) -> str | None:
+    if not surrogates and value.__class__ in (list, tuple):  # the common case, checked first and quickly
+        for alias in value:
+            if alias.__class__ is not str or len(alias) > MAX_NAME_CHARS:
+                break
+        else:
+            return None
     if not isinstance(value, (list, tuple)):
         return f"field '{name}' must be a list of strings, got {_type_name(value)}"
     for k, alias in enumerate(value):
@@ -167,15 +179,15 @@ def validate_edit(edit: EditRecord) -> str | None:
 def _edit_problem(edit: EditRecord, *, aliases: bool = True, surrogates: bool = True) -> str | None:
     """validate_edit, minus the alias check when the reader has done it already (aliases=False)
     and the UTF-8 check when the source text cannot hold unpaired surrogates."""
-    problem = _text_problem("id", edit.id, required=True, surrogates=surrogates)
-    if problem:
-        return problem
-    for name in _REQUIRED_TEXT:
-        problem = _text_problem(name, getattr(edit, name), required=True, surrogates=surrogates)
-        if problem:
-            return problem
-    for name in (*_OPTIONAL_NAMES, *_OPTIONAL_TEXT, "case_id"):
-        problem = _text_problem(name, getattr(edit, name), required=False, surrogates=surrogates)
+    for name, required, limit in _EDIT_TEXT_RULES:
+        value = getattr(edit, name)
+        # the common cases, settled without the detailed check: a missing optional field,
+        # and a non-blank string within its limit whose UTF-8 need not be checked
+        if value is None and not required:
+            continue
+        if not surrogates and value.__class__ is str and 0 < len(value) <= limit and not value.isspace():
+            continue
+        problem = _text_problem(name, value, required=required, surrogates=surrogates)
         if problem:
             return problem
     if aliases:
