@@ -57,7 +57,6 @@ import os
 import random
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -278,27 +277,25 @@ def base_facts(g: SyntheticGraph, lo: int, hi: int):
 def load_graph(kg, g: SyntheticGraph, batch: int) -> float:
     """Write the graph through the package's loader; the next batch is prepared while one is written."""
     from kgtool.ingest import load
+    from kgtool.ingest.write_behind import write_behind
 
-    def prepare(lo: int):
-        rows = load.GraphRows()
-        load.rows_for_base_facts(rows, base_facts(g, lo, lo + batch))
-        return rows
+    def batches():
+        for lo in range(0, g.n_facts, batch):
+            rows = load.GraphRows()
+            load.rows_for_base_facts(rows, base_facts(g, lo, lo + batch))
+            yield lo, rows
 
     t0 = time.perf_counter()
     last_report = t0
-    with ThreadPoolExecutor(max_workers=1) as writer:
-        pending = None
-        for lo in range(0, g.n_facts, batch):
-            rows = prepare(lo)
-            if pending is not None:
-                pending.result()
-            pending = writer.submit(load.write_rows, kg.db, rows)
-            if time.perf_counter() - last_report > 30:
-                last_report = time.perf_counter()
-                done = min(lo + batch, g.n_facts)
-                log(f"  loaded {done:,} / {g.n_facts:,} facts ({done / (last_report - t0):,.0f} facts/s)")
-        if pending is not None:
-            pending.result()
+
+    def written(prepared, _counts) -> None:
+        nonlocal last_report
+        if time.perf_counter() - last_report > 30:
+            last_report = time.perf_counter()
+            done = min(prepared[0] + batch, g.n_facts)
+            log(f"  loaded {done:,} / {g.n_facts:,} facts ({done / (last_report - t0):,.0f} facts/s)")
+
+    write_behind(batches(), lambda prepared: load.write_rows(kg.db, prepared[1]), written)
     return time.perf_counter() - t0
 
 
