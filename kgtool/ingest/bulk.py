@@ -654,6 +654,7 @@ def _fold_whole(path: Path, format: str | None, front_of: Callable[[ReadResult],
     return clock
 
 
+@fewer_collections()  # rows, import files and name keys: millions of small acyclic objects
 def ingest_edits_bulk(
     settings: Settings,
     path: str | Path,
@@ -686,13 +687,12 @@ def ingest_edits_bulk(
     try:
         fold = StreamFold(work)
         try:
-            with fewer_collections():  # the front half makes millions of small acyclic objects
-                if fmt == "jsonl":
-                    clock = _fold_jsonl(path, front_of, fold, summary, batch_size=batch_size, fail=fail,
-                                        progress=progress)
-                else:
-                    clock = _fold_whole(path, fmt, front_of, fold, summary, batch_size=batch_size, fail=fail,
-                                        progress=progress)
+            if fmt == "jsonl":
+                clock = _fold_jsonl(path, front_of, fold, summary, batch_size=batch_size, fail=fail,
+                                    progress=progress)
+            else:
+                clock = _fold_whole(path, fmt, front_of, fold, summary, batch_size=batch_size, fail=fail,
+                                    progress=progress)
         except BaseException:
             fold.discard()
             raise
@@ -716,6 +716,7 @@ class BulkFactsSummary(FactsIngestSummary):
                 "import_report": self.phases.import_report}
 
 
+@fewer_collections()
 def ingest_facts_bulk(
     settings: Settings,
     path: str | Path,
@@ -744,11 +745,10 @@ def ingest_facts_bulk(
         fold = StreamFold(work)
         try:
             total, size = len(result.facts), max(1, batch_size)
-            with fewer_collections():
-                for start, rows in fact_batches(result, path, size):  # streaming's batches
-                    fold.add(rows)
-                    if progress:
-                        progress(min(start + size, total), total)
+            for start, rows in fact_batches(result, path, size):  # streaming's batches
+                fold.add(rows)
+                if progress:
+                    progress(min(start + size, total), total)
         except BaseException:
             fold.discard()
             raise
