@@ -24,7 +24,7 @@ HANDOFF_SECONDS = 0.0005
 # Preparing makes millions of small objects without reference cycles, and with the
 # default first-generation threshold (700) the cyclic collector ran thousands of
 # times per 50,000 edits, a third of the preparation's CPU, each pass holding the
-# GIL against the writer thread too. Collecting 70 times less often cut that to 6%.
+# GIL against the writer thread too; collecting 70 times less often cut its time to 6%.
 GC_THRESHOLDS = (50_000, 20, 20)
 
 
