@@ -260,7 +260,7 @@ def kg_ingest(kg, path: Path, batch_size: int):
 def profile_statements(kg, batches: list) -> dict[str, float]:
     """Seconds per kgtool statement over all batches, each batch in one transaction as usual
     (`load.write_batch`, the loader's own sequence, with a runner that times each statement)."""
-    from kgtool.ingest.load import write_batch
+    from kgtool.ingest.load import merge_steps, write_batch
 
     spent: dict[str, float] = defaultdict(float)
     for rows in batches:
@@ -270,7 +270,7 @@ def profile_statements(kg, batches: list) -> dict[str, float]:
                 out = run(name, params)  # waited for even when its rows are not needed, to time it alone
                 spent[name] += time.perf_counter() - t0
                 return out if rows else None
-            write_batch(timed, rows)
+            write_batch(timed, rows, merge_steps(rows))
         t0 = time.perf_counter()
         kg.db.write_transaction(work)
         spent["(whole transactions)"] += time.perf_counter() - t0

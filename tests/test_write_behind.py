@@ -8,7 +8,7 @@ import threading
 import pytest
 from neo4j.exceptions import Neo4jError
 
-from kgtool.ingest.write_behind import interpreter_for_batches, write_behind
+from kgtool.ingest.write_behind import fewer_collections, prompt_handoff, write_behind
 
 
 def test_batches_are_written_in_order_while_the_next_is_prepared():
@@ -79,7 +79,7 @@ def test_the_interpreter_settings_hold_for_the_loop_only_and_never_loosen():
     gc.set_threshold(200_000, 30, 30)
     sys.setswitchinterval(0.0001)
     try:
-        with interpreter_for_batches():
+        with prompt_handoff(), fewer_collections():
             # a process already tuned further keeps its own settings
             assert sys.getswitchinterval() == pytest.approx(0.0001, abs=2e-6) and gc.get_threshold() == (200_000, 30, 30)
     finally:

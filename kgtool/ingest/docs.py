@@ -510,7 +510,6 @@ def ingest_docs(
         return rows
 
     def account(rows: _Rows, _written=None) -> None:
-        written_docs.update(rows.documents)
         entity_ids.update(rows.entities)
         relation_keys.update(rows.relations)
         fact_ids.update(rows.facts)
@@ -521,7 +520,7 @@ def ingest_docs(
     def prepared_batches():
         for start in range(0, total, max(1, batch_size)):
             rows = prepare(start)
-            written_docs.update(rows.documents)
+            written_docs.update(rows.documents)  # the next batch's prepare() must not repeat them
             yield rows
 
     try:

@@ -241,16 +241,17 @@ def write_rows(db: Database, rows: GraphRows, steps: list[tuple[str, dict]] | No
     return db.write_transaction(lambda run: write_batch(run, rows, steps))
 
 
-def write_batch(run, rows: GraphRows, steps: list[tuple[str, dict]] | None = None) -> WriteCounts:
-    """The statements of one batch, through `run(name, params) -> rows` (one transaction's;
-    bench/ passes one that also times each statement).
+def write_batch(run, rows: GraphRows, steps: list[tuple[str, dict]]) -> WriteCounts:
+    """The statements of one batch (`steps` = merge_steps(rows), then the conflict statements),
+    through `run(name, params) -> rows` (one transaction's; bench/ passes one that also times
+    each statement).
 
     The merges come first, and they settle the status of the facts the batch writes
     or links (ingest/merge_facts). Then the store names the slots of the batch whose
     conflict verdicts can change (ingest/contested_slots), and only those go through the
     conflict statements and the slot-wide fact status recomputation.
     """
-    for name, params in merge_steps(rows) if steps is None else steps:
+    for name, params in steps:
         run(name, params, rows=False)  # sent back to back: packing the next overlaps this one's execution
     counts = WriteCounts()
     if not rows.slots:  # base facts only: no edit, no verdict

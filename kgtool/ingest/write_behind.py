@@ -38,7 +38,8 @@ def write_behind(batches: Iterable[T], write: Callable[[T], R],
         if written is not None:
             written(pending[0], result)
 
-    with interpreter_for_batches(), ThreadPoolExecutor(max_workers=1, thread_name_prefix=thread_name) as writer:
+    with prompt_handoff(), fewer_collections(), \
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix=thread_name) as writer:
         pending = None
         for batch in batches:
             if pending is not None:
@@ -46,13 +47,6 @@ def write_behind(batches: Iterable[T], write: Callable[[T], R],
             pending = (batch, writer.submit(write, batch))
         if pending is not None:
             settle(pending)
-
-
-@contextmanager
-def interpreter_for_batches() -> Iterator[None]:
-    """prompt_handoff and fewer_collections together: what a preparing and a writing thread need."""
-    with prompt_handoff(), fewer_collections():
-        yield
 
 
 @contextmanager
