@@ -19,6 +19,21 @@ from kgtool.graph import queries
 from kgtool.graph.db import Database
 
 
+def local_server(settings: Settings | None = None):
+    """The local Neo4j server kgtool manages (start, stop, status, logs, plugins).
+
+    Refused when NEO4J_URI names another server: kgtool does not manage that one.
+    """
+    from kgtool.errors import KgToolError
+    from kgtool.graph.server import LocalServer
+
+    settings = settings or Settings.load()
+    if not settings.uses_local_server:
+        raise KgToolError(f"NEO4J_URI is set ({settings.neo4j_uri}): kgtool does not manage that server. "
+                          "Unset NEO4J_URI to use the local one.")
+    return LocalServer(settings)
+
+
 class KnowledgeGraph:
     """One connection to the graph, plus the models the methods need (loaded lazily)."""
 
@@ -345,6 +360,19 @@ class KnowledgeGraph:
         from kgtool.reason.trace import load_trace
 
         return load_trace(self.db, run_id)
+
+    def runs(self, *, method: str | None = None, status: str | None = None, limit: int = 20) -> list[dict]:
+        """Stored runs, newest first: run_id, started_at, method, agents, status, latency_ms, question, answer.
+
+        method / status: only runs of that method / with that status (None: any).
+        """
+        if method is not None and method not in self.methods:
+            from kgtool.core.suggest import did_you_mean
+            from kgtool.errors import ConfigError
+
+            raise ConfigError(f"unknown method {method!r}{did_you_mean(method, self.methods.names())}; "
+                              f"registered: {', '.join(self.methods.names())}")
+        return self.db.read("trace/list_runs", method=method, status=status, limit=int(limit))
 
     def clear(self) -> None:
         """Delete every node and relationship (the schema stays)."""

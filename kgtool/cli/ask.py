@@ -1,0 +1,99 @@
+"""`kgtool ask` and `kgtool methods`: answering questions and the methods that answer them."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from kgtool.cli.app import agent_choice, connect, parse_pairs
+from kgtool.cli.present.runs import print_answer, print_expected, print_method, print_methods
+from kgtool.errors import KgToolError
+
+
+def scope_option(value: str | None):
+    """--scope all | case ids separated by commas | batch:NAME[,NAME]."""
+    if not value or value == "all":
+        return "all"
+    if value.startswith("batch:"):
+        return {"batches": [v for v in value[6:].split(",") if v]}
+    return {"cases": [v for v in value.split(",") if v]}
+
+
+def read_questions(path) -> list[dict]:
+    """The questions of a JSONL file; a bad line is an error naming file:line."""
+    items = []
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise KgToolError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str) or not item["question"].strip():
+            raise KgToolError(f"{path}:{lineno}: expected an object with a non-empty \"question\" string")
+        items.append(item)
+    return items
+
+
+@click.command()
+@click.argument("question", required=False)
+@click.option("-f", "--file", "file_", type=click.Path(exists=True, dir_okay=False),
+              help="Answer every question of a JSONL file ({\"question\": ..., optional \"answer\"}).")
+@click.option("--agents", type=agent_choice(), default=None,
+              help="Agent family (default: llm when an endpoint is configured, else offline).")
+@click.option("--method", default="care", show_default=True, help="A registered method (see `kgtool methods`).")
+@click.option("--set", "settings_", multiple=True, metavar="KEY=VALUE",
+              help="A setting of the method, e.g. --set tau_max=1 (repeatable; values parsed as JSON when they can "
+                   "be; `kgtool methods NAME` lists them).")
+@click.option("--scope", default="all", show_default=True,
+              help="Edits in force: all, case ids (1,2,3) or batch:NAME.")
+@click.option("--json", "as_json", is_flag=True, help="Print answers as JSON.")
+def ask(question, file_, agents, method, settings_, scope, as_json):
+    """Answer a multi-hop QUESTION (or every question in -f FILE) and print the chain.
+
+    Each reasoning path is stored in Neo4j; see it with `kgtool trace show RUN_ID`
+    (`kgtool trace list` lists the runs). With -f, an expected "answer" in the
+    file is checked and the exit code is 1 if any answer differs.
+    """
+    if bool(question) == bool(file_):
+        raise click.UsageError("give either QUESTION or -f FILE")
+    items = [{"question": question}] if question else read_questions(file_)
+    config = parse_pairs(settings_, "--set")
+    wrong = 0
+    with connect() as kg:
+        for item in items:
+            result = kg.answer(item["question"], method=method, agents=agents, scope=scope_option(scope), **config)
+            expected = item.get("answer")
+            if as_json:
+                click.echo(json.dumps(result.as_dict(), ensure_ascii=False, default=str))
+            else:
+                print_answer(result)
+            if expected is not None:
+                from kgtool.eval.mquake import matches
+
+                ok = matches(result.answer, expected, item.get("aliases", []))
+                wrong += not ok
+                if not as_json:
+                    print_expected(expected, ok)
+    if wrong:
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("name", required=False)
+def methods(name):
+    """List the registered reasoning methods and agent families, or one method's settings.
+
+    \b
+    kgtool methods          every method, its version and what it does
+    kgtool methods vog      vog's settings: type, default (from its paper) and meaning
+    """
+    from kgtool.reason.agents.factory import AGENTS
+    from kgtool.reason.methods import METHODS
+
+    if name is None:
+        print_methods(METHODS.entries(), AGENTS.entries())
+        return
+    print_method(METHODS.entry(name), METHODS.settings(name))

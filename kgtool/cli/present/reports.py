@@ -1,0 +1,166 @@
+"""Rendering of long-running work: progress bars, ingest and delete summaries, evaluation reports."""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.table import Table
+
+from kgtool.cli.present import (console, err_console, key_value_table, make_console, print_notice, styled,
+                                write_json)
+
+
+def _progress(*columns):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    texts = [TextColumn(c, markup=False) for c in columns[:1]]
+    rest = [TextColumn(c, markup=False) for c in columns[1:]]
+    return Progress(*texts, BarColumn(), MofNCompleteColumn(), *rest, TimeElapsedColumn(), console=err_console)
+
+
+@contextmanager
+def ingest_progress(unit: str):
+    """A progress bar for an ingest, with its rate in `unit`/s; yields (bar, progress(done, total)).
+
+    The bar is drawn on the first progress call, so a file refused during
+    validation prints its error without a bar above it.
+    """
+    bar = _progress("ingest", "{task.fields[rate]}")
+    state = {"task": None, "t0": time.monotonic()}
+
+    def progress(done, total):
+        if state["task"] is None:
+            bar.start()
+            state["task"] = bar.add_task(unit, total=None, rate="")
+        rate = done / max(time.monotonic() - state["t0"], 1e-9)
+        bar.update(state["task"], completed=done, total=total, rate=f"{rate:,.0f} {unit}/s")
+
+    try:
+        yield bar, progress
+    finally:
+        bar.stop()
+
+
+def bulk_phase(bar):
+    """Announce each step of a bulk load above the progress bar."""
+    return lambda name: bar.console.print(styled(("bulk: ", "dim"), f"{name} ..."))
+
+
+def bulk_rows(summary) -> tuple:
+    """A bulk load's seconds per phase and its importer report, as extra summary rows."""
+    phases = getattr(summary, "phases", None)
+    if phases is None:
+        return ()
+    return (("bulk phases (s)", ", ".join(f"{k} {v:.2f}" for k, v in phases.seconds.items())),
+            ("import report", phases.import_report))
+
+
+def new_and_present(summary, key: str, label: str) -> tuple:
+    """`label: N new, M already present` when the summary tells them apart (a re-ingest writes nothing new)."""
+    new = getattr(summary, f"{key}_new", None)
+    if new is None:
+        return ()
+    total = getattr(summary, key)
+    return ((f"{label} new / already present", f"{new} / {max(total - new, 0)}"),)
+
+
+def print_ingest(path, rows, summary) -> None:
+    """An ingest summary and its skipped records."""
+    console.print(key_value_table(rows, title=f"ingested {path}"))
+    for bad in summary.skipped:
+        print_notice("skipped", str(bad))
+
+
+def print_delete(report, dry_run: bool) -> None:
+    title = "would delete (dry run, nothing written)" if dry_run else "deleted"
+    console.print(key_value_table((
+        ("edits", len(report.edits)), ("documents", len(report.documents)), ("source files", len(report.sources)),
+        ("passages deleted", report.passages_deleted), ("passages retracted", report.passages_retracted),
+        ("facts deleted", len(report.facts_deleted)), ("facts retracted (used by runs)", len(report.facts_retracted)),
+        ("facts in force again", len(report.facts_restored)), ("fact status changes", len(report.status_changes)),
+        ("edit verdict changes", len(report.edit_changes)), ("entities deleted", len(report.entities_deleted)),
+        ("relations deleted", len(report.relations_deleted)),
+    ), title=title))
+    for f in report.facts_deleted[:20]:
+        console.print(f"  - {f['head']} | {f['relation']} | {f['tail']}")
+    for c in report.status_changes[:20]:
+        console.print(f"  {c['fact_id']}: {c['before']} -> {c['after']}")
+    for c in report.edit_changes[:20]:
+        console.print(f"  edit {c['edit_id']}: {c['before']} -> {c['after']}")
+
+
+def run_with_progress(label: str, field: str, work):
+    """Run `work(progress(done, total, name))` under a bar that names what it is on."""
+    with _progress(f"{label} {{task.fields[{field}]}}") as bar:
+        task = bar.add_task("q", total=None, **{field: ""})
+        return work(lambda done, total, name: bar.update(task, completed=done, total=total, **{field: name}))
+
+
+def print_eval(data: dict, json_out, html_out) -> None:
+    """The side-by-side table of an evaluation, its notes, and the JSON and HTML files."""
+    from rich.measure import Measurement
+
+    from kgtool.eval.report import rich_table
+
+    table = rich_table(data)
+    # a pipe or a file gets the table at its natural width instead of squeezed into 80 columns
+    natural = Measurement.get(console, console.options.update_width(1000), table).maximum
+    (console if console.is_terminal else make_console(width=max(console.width, natural))).print(table)
+    for name, summary in data["methods"].items():
+        console.print(f"{name}: questions {summary['questions']}, {summary['seconds']:.1f} s")
+    for note in data["notes"]:
+        print_notice("note", note)
+    pert = data["perturbation"]
+    if pert:
+        fate = "removed" if pert["removed"] else f"kept (remove it with: kgtool eval remove-perturbation {pert['id']})"
+        console.print(f"perturbation {pert['id']}: {pert['hidden']} facts hidden, {pert['added']} distractors "
+                      f"added; {fate}")
+    if json_out:
+        write_json(json_out, data)
+        console.print(f"wrote {json_out}")
+    if html_out:
+        from kgtool.eval.report_html import render_report_html
+
+        Path(html_out).write_text(render_report_html(data), encoding="utf-8")
+        console.print(f"wrote {html_out}")
+
+
+def print_retrieval(data: dict) -> None:
+    table = Table(title=f"supporting-passage recall, {data['questions']} questions, "
+                        f"{data['passages_in_graph']} passages in the graph")
+    table.add_column("retriever")
+    for kk in data["k"]:
+        table.add_column(f"R@{kk}", justify="right")
+    table.add_column("p50 ms", justify="right")
+    for name, r in data["retrievers"].items():
+        if r["error"]:
+            table.add_row(name, *["-" for _ in data["k"]], "-")
+            continue
+        mark = " (best)" if name == data["best"] else ""
+        table.add_row(name + mark, *[f"{100 * r['recall'][f'@{kk}']:.1f}" for kk in data["k"]],
+                      f"{r['latency_ms_p50']:.0f}")
+    console.print(table)
+    for name, r in data["retrievers"].items():
+        if r["error"]:
+            print_notice("unavailable", f"{name}: {r['error']}")
+    if data["gold_missing"]:
+        print_notice("note", f"{data['gold_missing']} of {data['gold_passages']} gold passages are not in the graph "
+                             "(counted as missed)")
+    if data["best"]:
+        console.print(f"best: {data['best']}, recall@{data['primary_k']} {data['best_minus_baseline'] * 100:+.1f} "
+                      "points over the BM25 baseline")
+    link = data["linking"]
+    if link:
+        console.print(f"linking: {link['answers_linked']} of {link['hops']} decomposition answers are entities "
+                      f"linked to their passage ({100 * (link['answers_linked_share'] or 0):.1f}%); "
+                      f"{link['facts_per_passage']} facts per document passage")
+
+
+def print_verified(path, result) -> None:
+    console.print(key_value_table((
+        ("format", result.format), ("max hops", result.max_hops), ("questions", result.total),
+        ("verifiable", result.verifiable), ("removed", result.removed),
+        ("share removed", f"{result.share_removed:.1%}"),
+        *((f"  {reason}", n) for reason, n in sorted(result.reasons.items()) if reason != "verifiable"),
+        ("subset", result.out), ("summary", result.summary)), title=f"verify-benchmark {path}"))

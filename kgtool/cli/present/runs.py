@@ -1,0 +1,131 @@
+"""Rendering of answers, stored runs and the method registry."""
+from __future__ import annotations
+
+from rich.table import Table
+
+from kgtool.cli.present import console, figure, styled
+
+
+def print_answer(result) -> None:
+    """One answer: the question, the answer with its cost and run id, the chain, and why when it has none."""
+    console.print(styled(("Q: ", "bold"), result.question))
+    console.print(styled(("A: ", "bold"), result.answer or "(no answer)",
+                         (f"  ({result.status}, {result.latency_ms:.0f} ms, {result.tokens} tokens, "
+                          f"{result.backtracks} backtrack(s), run {result.run_id})", "dim")))
+    reason = getattr(result, "reason", None)
+    if reason:
+        console.print(styled(("   why: ", "yellow"), str(reason)))
+    for step in result.chain:
+        if step.get("fact_id"):
+            console.print(f"  {step['hop']}. {step['head']} --{step['relation']}--> {step['tail']}")
+            console.print(styled((f"     {step['evidence']}  (N_eff {step['neff'] or 0:.2f}, {step['state']})",
+                                  "dim")))
+        else:
+            console.print(styled(f"  {step['hop']}. {step['question']} -> {step['answer'] or '?'} ",
+                                 ("(generated)", "dim")))
+
+
+def print_expected(expected: str, ok: bool) -> None:
+    console.print(styled(f"   expected {expected}: ", ("correct", "green") if ok else ("wrong", "red")))
+
+
+def candidate_text(c: dict) -> str:
+    if c.get("kind") == "passage":
+        return f"[{c.get('relation') or 'passage'}] {(c.get('evidence') or '')[:120]}"
+    return f"{c['head']} --{c['relation']}--> {c['tail']}"
+
+
+def verdict_text(v: dict) -> str:
+    """`round 1: valid`, or `round 2: REJECTED (CareError wrong_bridge, hop 1) ...`.
+
+    A passing verdict names no error taxonomy: the taxonomy types rejections only.
+    """
+    if v["valid"]:
+        head = "valid"
+    else:
+        kind = " ".join(x for x in (v.get("taxonomy"), v.get("error_type")) if x)
+        head = f"REJECTED ({kind or 'error'}, hop {v['failed_hop']})"
+    return f"verdict round {v['round']}: {head} {v.get('explanation') or ''}".rstrip()
+
+
+def print_trace(data: dict) -> None:
+    """A stored run: its steps with candidates, scores, N_eff and verdicts, backtracks, plans, constraints."""
+    from kgtool.reason.trace_html import by_score
+
+    run = data["run"]
+    console.print(styled((run["id"], "bold"), f" {run.get('method')}/{run.get('agents')} scope={run.get('scope')} "
+                         f"status={run.get('status')} {run.get('latency_ms') or 0:.0f} ms tokens={run.get('tokens')}"))
+    console.print(f"Q: {run.get('question')}\nA: {run.get('answer')}")
+    if run.get("reason"):
+        console.print(styled(("why: ", "yellow"), str(run["reason"])))
+    for step in data["steps"]:
+        mark = "*" if step.get("in_chain") else " "
+        neff = step["neff"] if step["neff"] is None else round(step["neff"], 3)
+        console.print(styled(f"{mark} hop {step['hop']} attempt {step['attempt']}: {step['query']}  ",
+                             (f"N_eff={neff} ({step['state']}, gamma {step['gamma']})", "dim")))
+        table = Table(show_edge=False, pad_edge=False)
+        for col in ("retrieval rank", "candidate", "score", "p", "scores", "passes", "chosen"):
+            table.add_column(col, overflow="fold")
+        # best score first: the retrieval rank is shown as stored, but a judge may reorder it
+        for c in by_score(step["candidates"]):
+            named = " ".join(f"{k}={v:.2f}" for k, v in sorted(c["scores"].items()) if isinstance(v, (int, float)))
+            table.add_row(str(c["rank"]), candidate_text(c), figure(c["score"]), figure(c["p"]), named,
+                          "yes" if c["passes"] else "no",
+                          "discarded" if c["discarded"] else ("<-" if c["fact_id"] == step["chosen"] else ""))
+        console.print(table)
+        if step.get("generated"):
+            console.print(f"    generated answer: {step['answer']}")
+        for v in step["verdicts"]:
+            console.print("    " + verdict_text(v))
+    for b in data["backtracks"]:
+        console.print(f"{b.get('kind') or 'backtrack'} {b['from_step']} -> {b['to_step']}: {b['reason']}")
+    for p in data.get("plans") or []:  # versions of a whole plan that a method revises
+        origin = "" if p.get("parent_version") is None else ", from v" + str(p["parent_version"])
+        console.print(f"plan v{p['version']} ({p.get('arm') or 'draft'}{origin}): "
+                      + " -> ".join(f"{a} [{r or '?'}: {e or '?'}]" for a, r, e in
+                                    zip(p["actions"] or [], p["relations"] or [], p["expected"] or [])))
+    for k in data.get("constraints") or []:  # atomic constraints of a plan grounded one by one
+        binding = ", ".join(f"{b} ({w:.2f})" for b, w in zip(k.get("binding") or [], k.get("binding_weights") or []))
+        neff = "-" if k.get("neff") is None else f"{k['neff']:.3f}"
+        console.print(f"constraint {k['index'] + 1}: {k['pattern']}  variants: {'; '.join(k.get('variants') or [])}  "
+                      f"anchors: {', '.join(k.get('anchors') or []) or '-'}  {k['state']}"
+                      f"{' (' + k['source'] + ')' if k.get('source') else ''} N_eff={neff}  "
+                      f"{k.get('variable') or ''} = {binding or '-'}")
+
+
+def print_run_list(rows: list[dict]) -> None:
+    """Stored runs, newest first: the ids `trace show` takes."""
+    table = Table(title=f"runs ({len(rows)}, newest first; kgtool trace show RUN_ID)")
+    for col, justify in (("run", "left"), ("started", "left"), ("method", "left"), ("status", "left"),
+                         ("ms", "right"), ("question", "left"), ("answer", "left")):
+        table.add_column(col, justify=justify, overflow="fold")
+    for r in rows:
+        table.add_row(r["run_id"], str(r.get("started_at") or "")[:19], f"{r['method']}/{r.get('agents') or '-'}",
+                      str(r.get("status")), "-" if r.get("latency_ms") is None else str(r["latency_ms"]),
+                      r.get("question") or "", r.get("answer") or "")
+    console.print(table)
+
+
+def print_methods(entries, agent_entries) -> None:
+    table = Table(title="methods (kgtool methods NAME for its settings; kgtool ask --method NAME --set KEY=VALUE)")
+    for col in ("method", "version", "what it does"):
+        table.add_column(col, overflow="fold")
+    for entry in entries:
+        table.add_row(entry.name, entry.version, entry.description)
+    console.print(table)
+    console.print("agents: " + ", ".join(f"{e.name} ({e.description})" for e in agent_entries))
+
+
+def print_method(entry, settings) -> None:
+    """One method: what it does and each setting with its type, default and meaning."""
+    console.print(styled((entry.name, "bold"), f" (version {entry.version}): {entry.description}"))
+    if not settings:
+        console.print("no settings")
+        return
+    table = Table(title=f"settings (kgtool ask --method {entry.name} --set KEY=VALUE)")
+    for col in ("setting", "type", "default", "what it does"):
+        table.add_column(col, overflow="fold")
+    for s in settings:
+        origin = f" (unset: the global setting {s.global_setting})" if s.global_setting else ""
+        table.add_row(s.name, s.type_name, repr(s.default), s.doc + origin)
+    console.print(table)
