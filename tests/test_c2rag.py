@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from kgtool.cli import main
+from kgtool.errors import ConfigError
 from kgtool.eval.mquake import matches
 from kgtool.reason.agents.c2rag_base import Constraint, is_variable, linearize
 from kgtool.reason.methods.c2rag import C2Rag
@@ -58,7 +59,7 @@ def test_constraint_values():
     assert c.variables == ["?person"] and is_variable("?person") and not is_variable("Jaws")
     assert linearize(c) == "(Jaws, director, ?person (person))"
     assert linearize(c, {"?person": "Steven Spielberg"}) == "(Jaws, director, Steven Spielberg)"
-    with pytest.raises(ValueError, match="top_k must be at least 1"):
+    with pytest.raises(ConfigError, match="top_k must be at least 1"):
         C2Rag(top_k=0)
 
 

@@ -1,9 +1,11 @@
 """Registries of named, versioned parts (spaCy-style).
 
-A registry maps a name to a factory; the factory's keyword arguments are its
-config keys, so `registry.create("care", tau_max=1)` and `tau_max = 1` in a
-config mean the same thing, and an unknown key is an error that lists the
-known ones. Entries may be given as "module:attribute" strings and are
+A registry maps a name to a factory. A factory with a `Config` attribute (a
+frozen kgtool.core.configs.PartConfig dataclass: every setting typed, with its
+default and a doc) is built from that config: `registry.create("care",
+tau_max=1)` checks names and types against CareConfig and calls
+`Care(CareConfig(tau_max=1))`. Any other factory's keyword arguments are its
+config keys. Either way an unknown key is an error that lists the known ones. Entries may be given as "module:attribute" strings and are
 imported on first use, so listing the methods imports no model code.
 
 The built-in registries are module-level defaults; a KnowledgeGraph works on
@@ -33,8 +35,18 @@ class Entry:
             self.target = getattr(importlib.import_module(module), attr)
         return self.target
 
+    def config_class(self):
+        """The factory's typed config (a PartConfig dataclass), or None when it takes plain keywords."""
+        from kgtool.core.configs import PartConfig
+
+        config = getattr(self.factory(), "Config", None)
+        return config if isinstance(config, type) and issubclass(config, PartConfig) else None
+
     def config_keys(self) -> list[str] | None:
-        """The keyword arguments the factory takes (None when it takes any)."""
+        """The settings the factory takes (None when it takes any keyword)."""
+        config = self.config_class()
+        if config is not None:
+            return [s.name for s in config.describe()]
         params = inspect.signature(self.factory()).parameters.values()
         if any(p.kind is p.VAR_KEYWORD for p in params):
             return None
@@ -68,19 +80,46 @@ class Registry:
         try:
             return self._entries[name]
         except KeyError:
-            raise ConfigError(f"unknown {self.kind} {name!r}; registered: {', '.join(self.names()) or 'none'}") from None
+            from kgtool.core.suggest import did_you_mean
+
+            raise ConfigError(f"unknown {self.kind} {name!r}{did_you_mean(name, self.names())}; "
+                              f"registered: {', '.join(self.names()) or 'none'}") from None
+
+    def settings(self, name: str) -> list:
+        """The settings of part `name` (kgtool.core.configs.SettingInfo: name, type, default, doc)."""
+        from kgtool.core.configs import SettingInfo
+
+        entry = self.entry(name)
+        typed = entry.config_class()
+        if typed is not None:
+            return typed.describe()
+        params = inspect.signature(entry.factory()).parameters.values()
+        return [SettingInfo(p.name, getattr(p.annotation, "__name__", str(p.annotation)),
+                            p.default, "") for p in params
+                if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is not p.empty]
 
     def get(self, name: str) -> Callable[..., Any]:
         return self.entry(name).factory()
 
     def create(self, name: str, *args: Any, **config: Any) -> Any:
         """Build the part `name` from its config; unknown config keys are an error."""
+        return self.create_with(name, config, *args)
+
+    def create_with(self, name: str, config: dict, *args: Any, settings=None) -> Any:
+        """Build the part `name` from `config`; `settings` (kgtool.config.Settings) fills only the settings
+        the part's Config maps to a global one (Config.GLOBALS), so its own defaults apply otherwise."""
         entry = self.entry(name)
+        typed = entry.config_class()
+        if typed is not None:
+            return entry.factory()(*args, typed.build(name, config, settings, kind=self.kind))
         keys = entry.config_keys()
         if keys is not None:
             unknown = sorted(set(config) - set(keys))
             if unknown:
-                raise ConfigError(f"{self.kind} {name!r} has no setting {', '.join(unknown)}; "
+                from kgtool.core.suggest import did_you_mean
+
+                raise ConfigError(f"{self.kind} {name!r} has no setting {', '.join(unknown)}"
+                                  f"{did_you_mean(unknown[0], keys)}; "
                                   f"its settings: {', '.join(k for k in keys if k not in ('self',)) or 'none'}")
         return entry.factory()(*args, **config)
 

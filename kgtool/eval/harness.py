@@ -35,8 +35,10 @@ def resolve_methods(kg, methods: str | Sequence[str] | None) -> list[str]:
     names = list(dict.fromkeys(names))
     unknown = [n for n in names if n not in kg.methods]
     if unknown:
-        raise ConfigError(f"unknown method(s) {', '.join(unknown)}; registered: {', '.join(registered) or 'none'} "
-                          "(or 'all')")
+        from kgtool.core.suggest import did_you_mean
+
+        raise ConfigError(f"unknown method(s) {', '.join(unknown)}{did_you_mean(unknown[0], registered)}; "
+                          f"registered: {', '.join(registered) or 'none'} (or 'all')")
     if not names:
         raise ConfigError(f"no method given; registered: {', '.join(registered) or 'none'} (or 'all')")
     return names

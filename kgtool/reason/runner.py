@@ -33,13 +33,8 @@ def clean_question(question: str) -> str:
 
 
 def build_method(kg, name: str, config: dict):
-    """The method `name` with `config`; settings of the same names fill what config leaves out."""
-    entry = kg.methods.entry(name)
-    resolved = dict(config)
-    for key in entry.config_keys() or []:
-        if key not in resolved and hasattr(kg.settings, key):
-            resolved[key] = getattr(kg.settings, key)
-    return kg.methods.create(name, **resolved)
+    """The method `name` with `config`; a global setting fills only what the method's Config maps to it."""
+    return kg.methods.create_with(name, config, settings=kg.settings)
 
 
 def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, config: dict) -> Answer:

@@ -9,6 +9,11 @@ the same tables as the methods it is a baseline for.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from kgtool.core.configs import PartConfig, setting
+from kgtool.errors import ConfigError
+
 from kgtool.reason import steps
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.context import HopState, RunContext
@@ -17,19 +22,32 @@ from kgtool.reason.trace import TraceRecorder, candidate_row
 from kgtool.retrieve.passages import PassageRetriever
 
 
+@dataclass(frozen=True)
+class Bm25ReaderConfig(PartConfig):
+    """The BM25 reader baseline's settings."""
+
+    passages: int = setting(3, "passages ranked by BM25 and stored with the run; the first one is read")
+    gamma: float = setting(1.5, "N_eff threshold recorded with the retrieval step")
+
+    def check(self) -> None:
+        if self.passages < 1:
+            raise ConfigError(f"bm25-reader: passages must be at least 1, got {self.passages}")
+
+
 class Bm25Reader:
     """BM25 top passage, best entity span."""
 
     taxonomy = None
 
-    def __init__(self, *, passages: int = 3, gamma: float = 1.5):
-        self.passages = int(passages)  # ranked and stored; only the first is read
-        self.gamma = float(gamma)
-        if self.passages < 1:
-            raise ValueError(f"bm25-reader: passages must be at least 1, got {self.passages}")
+    Config = Bm25ReaderConfig
+
+    def __init__(self, config: Bm25ReaderConfig | None = None, /, **settings):
+        self.settings = Bm25ReaderConfig.of("bm25-reader", config, settings)
+        self.passages = self.settings.passages  # ranked and stored; only the first is read
+        self.gamma = self.settings.gamma
 
     def config(self) -> dict:
-        return {"passages": self.passages, "gamma": self.gamma}
+        return self.settings.as_dict()
 
     def run(self, ctx: RunContext, question: str) -> Outcome:
         hits = PassageRetriever(ctx.db, registry=ctx.kg.scorers).retrieve(ctx.session, question, ctx.scope,

@@ -27,6 +27,11 @@ steps that checked it) is written to its node as it happens.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
+from kgtool.core.configs import PartConfig, setting
+from kgtool.errors import ConfigError
+
 import difflib
 from dataclasses import dataclass, field
 
@@ -46,6 +51,28 @@ from kgtool.reason.taxonomy import C2ragError
 from kgtool.reason.trace import TraceRecorder, candidate_row, new_id
 from kgtool.retrieve.passages import PassageRetriever, lucene_query
 from kgtool.retrieve.scoring import RelationSimilarityScorer, token_coverage
+
+
+@dataclass(frozen=True)
+class C2RagConfig(PartConfig):
+    """C2RAG's settings; defaults from the paper's retrieval setup (symbols as in the paper)."""
+
+    GLOBALS: ClassVar[dict[str, str]] = {"gamma": "gamma"}
+
+    gamma: float = setting(1.5, "sufficiency: a constraint is resolved iff N_eff <= gamma (paper: 1.5)")
+    top_k: int = setting(3, "K_s: candidate facts kept per constraint after the cross-encoder rerank")
+    relation_variants: int = setting(3, "m: relation phrasings the planner writes per constraint")
+    anchors: int = setting(3, "E: anchor entities kept per constant by token coverage S_tok")
+    relation_top: int = setting(8, "R: relations kept per anchor by relation similarity S_rel")
+    passage_pool: int = setting(8, "K'_t: passages retrieved densely for textual recovery")
+    passages: int = setting(3, "K_t: passages kept after reranking in textual recovery")
+    reranker: str = setting("auto", "cross-encoder for the rerank: auto (the installed one), or a model name")
+    min_relevance: float = setting(0.2, "reranker score (0..1) below which a candidate is no evidence at all")
+
+    def check(self) -> None:
+        for name in ("top_k", "relation_variants", "anchors", "relation_top", "passage_pool", "passages"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"c2rag: {name} must be at least 1, got {getattr(self, name)}")
 
 
 @dataclass
@@ -76,28 +103,24 @@ class C2Rag:
 
     taxonomy = C2ragError
 
-    def __init__(self, *, gamma: float = 1.5, top_k: int = 3, relation_variants: int = 3, anchors: int = 3,
-                 relation_top: int = 8, passage_pool: int = 8, passages: int = 3, reranker: str = "auto",
-                 min_relevance: float = 0.2):
-        self.gamma = float(gamma)
-        self.top_k = int(top_k)  # K_s
-        self.relation_variants = int(relation_variants)  # m
-        self.anchors = int(anchors)  # E
-        self.relation_top = int(relation_top)  # R
-        self.passage_pool = int(passage_pool)  # K'_t
-        self.passages = int(passages)  # K_t
-        self.reranker = str(reranker)
+    Config = C2RagConfig
+
+    def __init__(self, config: C2RagConfig | None = None, /, **settings):
+        self.settings = C2RagConfig.of("c2rag", config, settings)
+        self.gamma = self.settings.gamma
+        self.top_k = self.settings.top_k  # K_s
+        self.relation_variants = self.settings.relation_variants  # m
+        self.anchors = self.settings.anchors  # E
+        self.relation_top = self.settings.relation_top  # R
+        self.passage_pool = self.settings.passage_pool  # K'_t
+        self.passages = self.settings.passages  # K_t
+        self.reranker = self.settings.reranker
         # a candidate the reranker scores below this (both rerankers score 0..1) is no evidence for the
         # constraint: without the floor a lone, unrelated fact would get p = 1 and pass any gamma
-        self.min_relevance = float(min_relevance)
-        for name in ("top_k", "relation_variants", "anchors", "relation_top", "passage_pool", "passages"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"c2rag: {name} must be at least 1, got {getattr(self, name)}")
+        self.min_relevance = self.settings.min_relevance
 
     def config(self) -> dict:
-        return {"gamma": self.gamma, "top_k": self.top_k, "relation_variants": self.relation_variants,
-                "anchors": self.anchors, "relation_top": self.relation_top, "passage_pool": self.passage_pool,
-                "passages": self.passages, "reranker": self.reranker, "min_relevance": self.min_relevance}
+        return self.settings.as_dict()
 
     # ------------------------------------------------------------------ loop
     def run(self, ctx: RunContext, question: str) -> Outcome:

@@ -13,6 +13,12 @@ chain the critic judges back from the database.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
+from kgtool.core.configs import PartConfig, setting
+from kgtool.errors import ConfigError
+
 from kgtool.core.types import PLACEHOLDER, ChainLink, Plan
 from kgtool.reason import steps
 from kgtool.reason.context import HopState, RunContext
@@ -20,18 +26,36 @@ from kgtool.reason.methods.base import Outcome
 from kgtool.reason.taxonomy import CareError
 
 
+@dataclass(frozen=True)
+class CareConfig(PartConfig):
+    """CARE's settings; defaults from the paper (section 3.4 and its experimental setup)."""
+
+    GLOBALS: ClassVar[dict[str, str]] = {"top_k": "top_k", "tau_max": "tau_max", "gamma": "gamma"}
+
+    top_k: int = setting(3, "K: candidate facts of the current entity the selector scores per hop (paper: 3)")
+    tau_max: int = setting(2, "most critic-triggered backtracks per question before the chain is accepted (paper: 2)")
+    gamma: float = setting(1.5, "N_eff threshold recorded with each hop: resolved iff N_eff <= gamma")
+
+    def check(self) -> None:
+        if self.top_k < 1 or self.tau_max < 0:
+            raise ConfigError(f"care needs top_k >= 1 and tau_max >= 0, got {self.top_k} and {self.tau_max}")
+
+
 class Care:
     """CARE: planner, selector over the top-K of each hop, critic with up to tau_max backtracks."""
 
     taxonomy = CareError
 
-    def __init__(self, *, top_k: int = 3, tau_max: int = 2, gamma: float = 1.5):
-        self.top_k = int(top_k)
-        self.tau_max = int(tau_max)
-        self.gamma = float(gamma)
+    Config = CareConfig
+
+    def __init__(self, config: CareConfig | None = None, /, **settings):
+        self.settings = CareConfig.of("care", config, settings)
+        self.top_k = self.settings.top_k
+        self.tau_max = self.settings.tau_max
+        self.gamma = self.settings.gamma
 
     def config(self) -> dict:
-        return {"top_k": self.top_k, "tau_max": self.tau_max, "gamma": self.gamma}
+        return self.settings.as_dict()
 
     def run(self, ctx: RunContext, question: str) -> Outcome:
         plan = ctx.agents.planner.plan(question)

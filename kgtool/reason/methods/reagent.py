@@ -35,6 +35,8 @@ the controller never steps in.
 """
 from __future__ import annotations
 
+from kgtool.core.configs import PartConfig, setting
+
 from dataclasses import dataclass, field
 
 from kgtool.core.types import PLACEHOLDER, CandidateFact, Plan, Verdict
@@ -47,6 +49,30 @@ from kgtool.reason.taxonomy import ReagentError
 from kgtool.reason.trace import TraceRecorder, candidate_row, new_id
 
 EXECUTION = "retriever,verifier,assembler"
+
+
+@dataclass(frozen=True)
+class ReAgentConfig(PartConfig):
+    """ReAgent's settings; defaults from the paper's setup."""
+
+    top_k: int = setting(3, "candidate facts the retriever hands the verifier per sub-question")
+    max_steps: int = setting(25, "most reasoning steps (assertions tried) per question")
+    controller_after: int = setting(2, "conflicts the supervisor may settle by global rollback before the controller overrides")
+    local_retries: int = setting(2, "local backtracks (next candidate) per sub-question before a global rollback")
+    backtrack: bool = setting(True, "backtrack locally and roll back globally on conflicts (false: the ablation)")
+    text: bool = setting(True, "retrieve passages when the graph has no verified fact")
+    gamma: float = setting(1.5, "N_eff threshold recorded with each step")
+
+    def check(self) -> None:
+        if self.top_k < 1 or self.max_steps < 1 or self.controller_after < 0 or self.local_retries < 0:
+            raise ConfigError("reagent needs top_k >= 1, max_steps >= 1, controller_after >= 0, local_retries >= 0")
+
+
+@dataclass(frozen=True)
+class ReAgentNoBacktrackConfig(ReAgentConfig):
+    """ReAgent's settings for the no-backtracking ablation: the same, strictly forward by default."""
+
+    backtrack: bool = setting(False, "backtrack locally and roll back globally on conflicts (off: the ablation)")
 
 
 @dataclass
@@ -132,22 +158,20 @@ class ReAgent:
 
     taxonomy = ReagentError
 
-    def __init__(self, *, top_k: int = 3, max_steps: int = 25, controller_after: int = 2, local_retries: int = 2,
-                 backtrack: bool = True, text: bool = True, gamma: float = 1.5):
-        self.top_k = int(top_k)
-        self.max_steps = int(max_steps)
-        self.controller_after = int(controller_after)
-        self.local_retries = int(local_retries)
-        self.backtrack = _flag("backtrack", backtrack)
-        self.text = _flag("text", text)
-        self.gamma = float(gamma)
-        if self.top_k < 1 or self.max_steps < 1 or self.controller_after < 0 or self.local_retries < 0:
-            raise ConfigError("reagent needs top_k >= 1, max_steps >= 1, controller_after >= 0, local_retries >= 0")
+    Config = ReAgentConfig
+
+    def __init__(self, config: ReAgentConfig | None = None, /, **settings):
+        self.settings = self.Config.of("reagent", config, settings)
+        self.top_k = self.settings.top_k
+        self.max_steps = self.settings.max_steps
+        self.controller_after = self.settings.controller_after
+        self.local_retries = self.settings.local_retries
+        self.backtrack = self.settings.backtrack
+        self.text = self.settings.text
+        self.gamma = self.settings.gamma
 
     def config(self) -> dict:
-        return {"top_k": self.top_k, "max_steps": self.max_steps, "controller_after": self.controller_after,
-                "local_retries": self.local_retries, "backtrack": self.backtrack, "text": self.text,
-                "gamma": self.gamma}
+        return self.settings.as_dict()
 
     # ------------------------------------------------------------------ the loop
     def run(self, ctx: RunContext, question: str) -> Outcome:
@@ -403,10 +427,7 @@ class ReAgent:
 class ReAgentNoBacktrack(ReAgent):
     """ReAgent without backtracking (the paper's ablation): strictly forward, conflicts only recorded."""
 
-    def __init__(self, *, top_k: int = 3, max_steps: int = 25, controller_after: int = 2, local_retries: int = 2,
-                 backtrack: bool = False, text: bool = True, gamma: float = 1.5):
-        super().__init__(top_k=top_k, max_steps=max_steps, controller_after=controller_after,
-                         local_retries=local_retries, backtrack=backtrack, text=text, gamma=gamma)
+    Config = ReAgentNoBacktrackConfig
 
 
 @dataclass
@@ -434,13 +455,3 @@ def _distinct(links: list[CandidateFact]) -> list[CandidateFact]:
             seen.add(key)
             out.append(link)
     return out
-
-
-def _flag(name: str, value) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
-        return value.strip().lower() in ("true", "1", "yes", "on")
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    raise ConfigError(f"reagent setting {name} must be true or false, got {value!r}")

@@ -19,6 +19,10 @@ either family can judge either generator.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from kgtool.core.configs import PartConfig, setting
+
 from kgtool.core.types import CandidateFact, Verdict
 from kgtool.errors import ConfigError
 from kgtool.reason import steps
@@ -32,6 +36,24 @@ from kgtool.retrieve.hop import candidate_from_row
 FEEDBACK_FAMILIES = ("same", "offline", "llm")
 
 
+@dataclass(frozen=True)
+class SafeConfig(PartConfig):
+    """SAFE's settings; K and N are the paper's best setting (Appendix A.8)."""
+
+    atomic_steps: int = setting(10, "K: most atomic steps (one KG triple each) in a trajectory (paper: 10)")
+    max_retries: int = setting(3, "N: retries of a step the feedback model rejects, with its guidance (paper: 3)")
+    top_k: int = setting(3, "candidate facts of the current entity a step is chosen from")
+    feedback: str = setting("same", "the feedback model's agents: same (as the generator), offline or llm")
+    gamma: float = setting(1.5, "N_eff threshold recorded with each step")
+
+    def check(self) -> None:
+        if self.atomic_steps < 1 or self.max_retries < 0 or self.top_k < 1:
+            raise ConfigError(f"safe needs atomic_steps >= 1, max_retries >= 0 and top_k >= 1; got "
+                              f"{self.atomic_steps}, {self.max_retries} and {self.top_k}")
+        if self.feedback not in FEEDBACK_FAMILIES:
+            raise ConfigError(f"safe's feedback must be one of {', '.join(FEEDBACK_FAMILIES)}, not {self.feedback!r}")
+
+
 class Safe:
     """SAFE: step-wise generation, a feedback model per step (error taxonomy, guidance), retries with feedback."""
 
@@ -41,22 +63,18 @@ class Safe:
     # setting of every method, still caps the steps a run records, retries included. top_k (the facts
     # of the current entity a step is chosen from) is the setting CARE's selector uses too, so both
     # methods weigh the same candidates.
-    def __init__(self, *, atomic_steps: int = 10, max_retries: int = 3, top_k: int = 3, feedback: str = "same",
-                 gamma: float = 1.5):
-        self.atomic_steps = int(atomic_steps)
-        self.max_retries = int(max_retries)
-        self.top_k = int(top_k)
-        self.feedback = str(feedback)
-        self.gamma = float(gamma)
-        if self.atomic_steps < 1 or self.max_retries < 0 or self.top_k < 1:
-            raise ConfigError(f"safe needs atomic_steps >= 1, max_retries >= 0 and top_k >= 1; got {atomic_steps}, "
-                              f"{max_retries} and {top_k}")
-        if self.feedback not in FEEDBACK_FAMILIES:
-            raise ConfigError(f"safe's feedback must be one of {', '.join(FEEDBACK_FAMILIES)}, not {feedback!r}")
+    Config = SafeConfig
+
+    def __init__(self, config: SafeConfig | None = None, /, **settings):
+        self.settings = SafeConfig.of("safe", config, settings)
+        self.atomic_steps = self.settings.atomic_steps
+        self.max_retries = self.settings.max_retries
+        self.top_k = self.settings.top_k
+        self.feedback = self.settings.feedback
+        self.gamma = self.settings.gamma
 
     def config(self) -> dict:
-        return {"atomic_steps": self.atomic_steps, "max_retries": self.max_retries, "top_k": self.top_k,
-                "feedback": self.feedback, "gamma": self.gamma}
+        return self.settings.as_dict()
 
     # ------------------------------------------------------------------ the loop
     def run(self, ctx: RunContext, question: str) -> Outcome:

@@ -30,6 +30,8 @@ verifier judges from the graph (steps.read_chain).
 """
 from __future__ import annotations
 
+from kgtool.core.configs import PartConfig, setting
+
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +56,43 @@ from kgtool.reason.methods.base import Outcome
 from kgtool.reason.taxonomy import VogError
 from kgtool.reason.trace import TraceRecorder, candidate_row, new_id
 from kgtool.retrieve.hop import read_pools
+
+@dataclass(frozen=True)
+class VogConfig(PartConfig):
+    """VoG's settings; defaults from the paper (Sections 3.1-3.3, Appendix A.2)."""
+
+    width_min: int = setting(3, "narrowest relation width k per step (Eq. 8: k grows with the scores' entropy)")
+    width_max: int = setting(10, "widest relation width k per step")
+    entity_top: int = setting(10, "entities of the kept relations recorded as a step's candidates")
+    softmax_temperature: float = setting(0.1, "temperature of the softmax whose entropy sets the width")
+    ucb_c: float = setting(1.4, "UCB exploration weight c of the context-scope bandit (Eq. 2)")
+    penalty_local: float = setting(0.05, "reward penalty of the local context scope")
+    penalty_lookahead: float = setting(0.1, "reward penalty of the lookahead context scope")
+    penalty_global: float = setting(0.2, "reward penalty of the global context scope")
+    lambda_ent: float = setting(0.1, "bandit bonus weight of the retrieval entropy")
+    lambda_kg: float = setting(0.1, "bandit bonus weight of KG repetition")
+    diversity_window: int = setting(3, "recent revisions over which an often-chosen scope loses credit")
+    accept_threshold: float = setting(0.5, "verifier confidence (0..1) at which a revised step is accepted")
+    max_revisions: int = setting(4, "revisions tried per failed check")
+    call_budget: int = setting(60, "most agent calls per answer")
+    step_budget: int = setting(15, "most recorded steps per answer")
+    arms: str = setting(",".join(bandit.ARMS), "context scopes the bandit chooses from, comma-separated")
+    nli_model: str | None = setting(None, "an NLI model directory or name for a second check of each step (none: off)")
+    gamma: float = setting(1.5, "N_eff threshold recorded with each step")
+
+    def check(self) -> None:
+        if not 1 <= self.width_min <= self.width_max:
+            raise ConfigError(f"vog needs 1 <= width_min <= width_max, got {self.width_min} and {self.width_max}")
+        if self.softmax_temperature <= 0:
+            raise ConfigError(f"vog softmax_temperature must be > 0, got {self.softmax_temperature}")
+        if not 0.0 <= self.accept_threshold <= 1.0:
+            raise ConfigError(f"vog accept_threshold is a confidence in 0..1, got {self.accept_threshold}")
+        if self.max_revisions < 0:
+            raise ConfigError(f"vog max_revisions must be >= 0, got {self.max_revisions}")
+        for name in ("entity_top", "call_budget", "step_budget"):
+            _positive(name, getattr(self, name))
+        _arms(self.arms)
+
 
 T = TypeVar("T")
 
@@ -109,47 +148,27 @@ class Vog:
 
     taxonomy = VogError
 
-    def __init__(self, *, width_min: int = 3, width_max: int = 10, entity_top: int = 10,
-                 softmax_temperature: float = 0.1, ucb_c: float = 1.4, penalty_local: float = 0.05,
-                 penalty_lookahead: float = 0.1, penalty_global: float = 0.2, lambda_ent: float = 0.1,
-                 lambda_kg: float = 0.1, diversity_window: int = 3, accept_threshold: float = 0.5,
-                 max_revisions: int = 4, call_budget: int = 60, step_budget: int = 15,
-                 arms: Sequence[str] | str = bandit.ARMS, nli_model: str | None = None, gamma: float = 1.5):
-        self.width_min, self.width_max = int(width_min), int(width_max)
-        if not 1 <= self.width_min <= self.width_max:
-            raise ConfigError(f"vog needs 1 <= width_min <= width_max, got {width_min} and {width_max}")
-        self.entity_top = _positive("entity_top", entity_top)
-        self.softmax_temperature = float(softmax_temperature)
-        if self.softmax_temperature <= 0:
-            raise ConfigError(f"vog softmax_temperature must be > 0, got {softmax_temperature}")
-        self.penalties = {"local": float(penalty_local), "lookahead": float(penalty_lookahead),
-                          "global": float(penalty_global)}
+    Config = VogConfig
+
+    def __init__(self, config: VogConfig | None = None, /, **settings):
+        self.settings = cfg = VogConfig.of("vog", config, settings)
+        self.width_min, self.width_max = cfg.width_min, cfg.width_max
+        self.entity_top = cfg.entity_top
+        self.softmax_temperature = cfg.softmax_temperature
+        self.penalties = {"local": cfg.penalty_local, "lookahead": cfg.penalty_lookahead, "global": cfg.penalty_global}
         # the per-arm penalties also weigh the diversity prior: an arm chosen often lately loses credit
-        self.selector = bandit.SelectorConfig(c=float(ucb_c), lambda_ent=float(lambda_ent),
-                                              lambda_kg=float(lambda_kg), window=int(diversity_window),
-                                              diversity=dict(self.penalties))
-        self.accept_threshold = float(accept_threshold)
-        if not 0.0 <= self.accept_threshold <= 1.0:
-            raise ConfigError(f"vog accept_threshold is a confidence in 0..1, got {accept_threshold}")
-        self.max_revisions = int(max_revisions)
-        if self.max_revisions < 0:
-            raise ConfigError(f"vog max_revisions must be >= 0, got {max_revisions}")
-        self.call_budget = _positive("call_budget", call_budget)
-        self.step_budget = _positive("step_budget", step_budget)
-        self.arms = _arms(arms)
-        self.nli_model = nli_model or None
-        self.gamma = float(gamma)
+        self.selector = bandit.SelectorConfig(c=cfg.ucb_c, lambda_ent=cfg.lambda_ent, lambda_kg=cfg.lambda_kg,
+                                              window=cfg.diversity_window, diversity=dict(self.penalties))
+        self.accept_threshold = cfg.accept_threshold
+        self.max_revisions = cfg.max_revisions
+        self.call_budget = cfg.call_budget
+        self.step_budget = cfg.step_budget
+        self.arms = _arms(cfg.arms)
+        self.nli_model = cfg.nli_model or None
+        self.gamma = cfg.gamma
 
     def config(self) -> dict:
-        return {
-            "width_min": self.width_min, "width_max": self.width_max, "entity_top": self.entity_top,
-            "softmax_temperature": self.softmax_temperature, "ucb_c": self.selector.c,
-            **{f"penalty_{a}": v for a, v in self.penalties.items()},
-            "lambda_ent": self.selector.lambda_ent, "lambda_kg": self.selector.lambda_kg,
-            "diversity_window": self.selector.window, "accept_threshold": self.accept_threshold,
-            "max_revisions": self.max_revisions, "call_budget": self.call_budget, "step_budget": self.step_budget,
-            "arms": ",".join(self.arms), "nli_model": self.nli_model, "gamma": self.gamma,
-        }
+        return self.settings.as_dict()
 
     # ------------------------------------------------------------------ the loop
     def run(self, ctx: RunContext, question: str) -> Outcome:
