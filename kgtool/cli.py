@@ -978,5 +978,9 @@ def _cell(value) -> str:
     return "" if value is None else str(value)
 
 
+from kgtool.cli_llm import llm as _llm_group  # noqa: E402  (issue 25: the lead moves it into the cli package)
+
+main.add_command(_llm_group)
+
 if __name__ == "__main__":
     main()

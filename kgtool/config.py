@@ -45,6 +45,9 @@ _ENV = {
     "KGTOOL_LLM_CONTEXT": "llm_context",
     "KGTOOL_LLM_ROLES": "llm_roles",
     "KGTOOL_LLM_FALLBACK": "llm_fallback",
+    "KGTOOL_LLM_SERVER_PORT": "llm_server_port",
+    "KGTOOL_LLM_SERVER_THREADS": "llm_server_threads",
+    "KGTOOL_LLM_SERVER_CONTEXT": "llm_server_context",
     "KGTOOL_LINKER": "linker",
 }
 
@@ -89,6 +92,11 @@ class Settings:
     llm_roles: str | None = None
     # a role whose replies stay unusable: "offline" (its offline counterpart does the step) or "none"
     llm_fallback: str = "offline"
+    # `kgtool llm serve`: the local llama-server's port, CPU threads (1 is fastest on a busy
+    # machine) and context in tokens
+    llm_server_port: int = 8431
+    llm_server_threads: int = 1
+    llm_server_context: int = 4096
     # method parameters (CARE / C2RAG defaults from the papers)
     delta_rel: float = 0.80
     gamma: float = 1.5

@@ -102,7 +102,16 @@ class LLMClient:
 
     def __init__(self, settings: Settings, *, cache: bool = True, max_reasks: int = 1, backoff_base: float = 0.5,
                  backoff_max: float = 8.0, timeout_retries: int = 1):
-        if not settings.llm_base_url and not settings.llm_api_key:
+        base_url, model = settings.llm_base_url, settings.llm_model
+        if not base_url and not settings.llm_api_key:
+            # no endpoint configured: the local server of this home (`kgtool llm serve`), when it runs
+            from kgtool.models.llm_server import running_endpoint
+
+            local = running_endpoint(settings)
+            if local is not None:
+                base_url = local.base_url
+                model = local.model if model == Settings.__dataclass_fields__["llm_model"].default else model
+        if not base_url and not settings.llm_api_key:
             raise ConfigError(
                 "no LLM endpoint is configured: set KGTOOL_LLM_BASE_URL (or OPENAI_BASE_URL) to an "
                 "OpenAI-compatible server (`kgtool llm serve` starts a local one), or set KGTOOL_LLM_API_KEY "
@@ -111,8 +120,8 @@ class LLMClient:
         if settings.llm_output_form not in ("auto", *llm_probe.FORMS):
             raise ConfigError(f"llm_output_form={settings.llm_output_form!r}: use auto, {', '.join(llm_probe.FORMS)}")
         self.settings = settings
-        self.model = settings.llm_model
-        self.base_url = settings.llm_base_url
+        self.model = model
+        self.base_url = base_url
         self.timeout = float(settings.llm_timeout)
         self.max_retries = max(0, int(settings.llm_max_retries))
         self.timeout_retries = max(0, timeout_retries)
@@ -149,8 +158,7 @@ class LLMClient:
         allowed = enum_values(schema)
 
         def use(content: str) -> T:
-            value = parse_reply(content)
-            check_schema(value, schema)
+            value = check_schema(parse_reply(content), schema)
             check_copied(value, system, user, allowed)
             return validate(value)
 

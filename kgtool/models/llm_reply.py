@@ -46,16 +46,54 @@ def parse_reply(text: str) -> Any:
     raise UnusableReply("the reply holds no JSON object; reply with only the JSON object asked for")
 
 
-def check_schema(value: Any, schema: dict | None) -> None:
-    """Raise UnusableReply naming the first place where `value` breaks `schema`."""
+def check_schema(value: Any, schema: dict | None) -> Any:
+    """`value` checked against `schema` as a tolerant reader: the reply, or UnusableReply naming the first
+    place where it breaks the schema.
+
+    A server that enforces the schema can only send a reply that fits it whole. A reply from one that
+    does not is held to what the schema says about the values it holds (types, allowed values, list
+    sizes, ranges); keys it leaves out or adds, and text lengths, are left to the role's validator, which
+    names what it needs. A bare list where the schema wraps one list in an object is taken as that list.
+    """
     if not schema:
-        return
+        return value
     jsonschema = require("jsonschema", "llm", "checking LLM replies against their schema")
-    validator = jsonschema.Draft202012Validator(schema)
+    props = schema.get("properties") or {}
+    if isinstance(value, list) and len(props) == 1 and next(iter(props.values())).get("type") == "array":
+        value = {next(iter(props)): value}
+    validator = jsonschema.Draft202012Validator(_tolerant(schema))
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is not None:
-        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path) or "the reply"
-        raise UnusableReply(f"{where.lstrip('.')}: {_short(error.message)}")
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+        raise UnusableReply(f"{where or 'the reply'}: {_schema_problem(error)}")
+    return value
+
+
+_LEFT_TO_VALIDATORS = {"required", "additionalProperties", "maxLength", "minLength"}
+
+
+def _tolerant(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _tolerant(v) for k, v in schema.items() if k not in _LEFT_TO_VALIDATORS}
+    if isinstance(schema, list):
+        return [_tolerant(v) for v in schema]
+    return schema
+
+
+def _schema_problem(error) -> str:
+    rule, bound = error.validator, error.validator_value
+    if rule == "type":
+        kinds = bound if isinstance(bound, list) else [bound]
+        return f"must be {' or '.join(kinds)}, not {type(error.instance).__name__}"
+    if rule in ("maxItems", "minItems"):
+        return f"must hold {'at most' if rule == 'maxItems' else 'at least'} {bound} item(s)"
+    if rule in ("maxLength", "minLength"):
+        return f"must be {'at most' if rule == 'maxLength' else 'at least'} {bound} character(s) long"
+    if rule == "enum":
+        return f"{_short(json.dumps(error.instance))} is not one of {', '.join(map(str, bound))}"
+    if rule == "anyOf":
+        return f"{_short(json.dumps(error.instance))} is not allowed here"
+    return _short(error.message)
 
 
 def check_copied(value: Any, system: str, user: str, allowed: set[str] = frozenset()) -> None:
