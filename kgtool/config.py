@@ -40,6 +40,14 @@ _ENV = {
     "KGTOOL_LLM_API_KEY": "llm_api_key",
     "OPENAI_API_KEY": "llm_api_key",
     "KGTOOL_LLM_TIMEOUT": "llm_timeout",
+    "KGTOOL_LLM_MAX_RETRIES": "llm_max_retries",
+    "KGTOOL_LLM_OUTPUT_FORM": "llm_output_form",
+    "KGTOOL_LLM_CONTEXT": "llm_context",
+    "KGTOOL_LLM_ROLES": "llm_roles",
+    "KGTOOL_LLM_FALLBACK": "llm_fallback",
+    "KGTOOL_LLM_SERVER_PORT": "llm_server_port",
+    "KGTOOL_LLM_SERVER_THREADS": "llm_server_threads",
+    "KGTOOL_LLM_SERVER_CONTEXT": "llm_server_context",
     "KGTOOL_LINKER": "linker",
 }
 
@@ -76,6 +84,19 @@ class Settings:
     llm_api_key: str | None = None
     llm_timeout: float = 60.0
     llm_max_retries: int = 3
+    # how replies are asked for: auto (json_schema, else json_object, else plain text, found out per
+    # endpoint and model) or one of those forms; the model's context in tokens (0: ask the server)
+    llm_output_form: str = "auto"
+    llm_context: int = 0
+    # per-role model and temperature, JSON or a TOML table: {"critic": {"model": "...", "temperature": 0}}
+    llm_roles: str | None = None
+    # a role whose replies stay unusable: "offline" (its offline counterpart does the step) or "none"
+    llm_fallback: str = "offline"
+    # `kgtool llm serve`: the local llama-server's port, CPU threads (1 is fastest on a busy
+    # machine) and context in tokens
+    llm_server_port: int = 8431
+    llm_server_threads: int = 1
+    llm_server_context: int = 4096
     # method parameters (CARE / C2RAG defaults from the papers)
     delta_rel: float = 0.80
     gamma: float = 1.5

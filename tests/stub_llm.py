@@ -25,12 +25,21 @@ reads it. The first user message is the task data as one JSON object;
 "id" c1.., "head", "relation", "tail", "evidence", "answer"; the critic's
 "steps" and "final_answer").
 
+Structured output, as servers differ: `stub.formats` maps "json_schema" and
+"json_object" to "ignore" (the default: the request's response_format changes
+nothing), "refuse" (HTTP 400 naming response_format) or "enforce" (like a
+grammar-constrained server: a reply that breaks the schema, or no scripted
+reply at all, becomes the smallest value the schema allows; json_object makes
+a non-object "{}"). GET /v1/models lists "stub-model"; GET /props tells
+`stub.context` tokens when it is set.
+
 Fixtures: `stub_llm` (a running StubLLM) and `stub_settings` (Settings with
 home under tmp_path pointing at the stub, 5 s timeout, 2 retries).
 Use `make_client(settings)` for an LLMClient with a fast backoff.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -147,6 +156,8 @@ class StubLLM:
 
     def __init__(self) -> None:
         self.default: ReplyLike | None = None
+        self.formats: dict[str, str] = {"json_schema": "ignore", "json_object": "ignore"}
+        self.context: int | None = None
         self._queue: list[ReplyLike] = []
         self._rules: list[_Rule] = []
         self._requests: list[Request] = []
@@ -238,11 +249,54 @@ class StubLLM:
             else:
                 rule = next((r for r in self._rules if r.predicate(request.messages)), None)
                 chosen = rule.next() if rule else self.default
-        if chosen is None:
+        form = (request.body.get("response_format") or {}).get("type")
+        mode = self.formats.get(form, "ignore")
+        if mode == "refuse":
+            return Reply.fail(400, f"stub_llm: response_format type {form} is not supported")
+        if chosen is None and mode != "enforce":
             return Reply.fail(400, f"stub_llm: no scripted reply for this request (role {request.role!r})")
         if callable(chosen):
             chosen = chosen(request.messages)
-        return Reply.text(chosen) if isinstance(chosen, str) else chosen
+        reply = Reply.text(chosen) if isinstance(chosen, str) else (chosen or Reply.text(""))
+        if mode == "enforce" and reply.status == 200 and reply.body is None:
+            reply = dataclasses.replace(reply, content=_enforced(form, request.body["response_format"], reply.content))
+        return reply
+
+
+def _enforced(form: str, response_format: dict, content: str) -> str:
+    """What a server enforcing `response_format` would send instead of `content`."""
+    try:
+        value = json.loads(content)
+    except json.JSONDecodeError:
+        value = None
+    if form == "json_object":
+        return content if isinstance(value, dict) else "{}"
+    schema = (response_format.get("json_schema") or {}).get("schema") or {}
+    import jsonschema
+
+    if value is not None and jsonschema.Draft202012Validator(schema).is_valid(value):
+        return content
+    return json.dumps(_smallest(schema))
+
+
+def _smallest(schema: dict) -> Any:
+    """The smallest value a (simple) JSON schema allows."""
+    if "anyOf" in schema:
+        return _smallest(schema["anyOf"][0])
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: _smallest(schema["properties"][k]) for k in schema.get("required", [])}
+    if kind == "array":
+        return [_smallest(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
+    if kind == "string":
+        return "x" * schema.get("minLength", 0)
+    if kind in ("number", "integer"):
+        return schema.get("minimum", 0)
+    if kind == "boolean":
+        return False
+    return None
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -251,6 +305,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         pass
+
+    def do_GET(self) -> None:
+        path = self.path.split("?")[0].rstrip("/")
+        if path in ("/v1/models", "/models"):
+            self._send(200, {"object": "list", "data": [{"id": "stub-model", "object": "model"}]})
+        elif path == "/props" and self.stub.context:
+            self._send(200, {"default_generation_settings": {"n_ctx": self.stub.context}})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -329,6 +392,9 @@ def make_client(settings: Settings, **options: Any):
 
 @pytest.fixture
 def stub_llm():
+    from kgtool.models import llm_probe
+
+    llm_probe.forget()  # what earlier endpoints supported says nothing about this one
     with StubLLM() as stub:
         yield stub
 

@@ -26,7 +26,7 @@ def want_x(value):
 # ------------------------------------------------------------------ parsing
 
 
-def test_extract_json_tolerates_fences_and_prose():
+def test_extract_json_reads_the_reply_itself_or_its_first_object():
     assert extract_json('```json\n{"a": 1}\n```') == {"a": 1}
     assert extract_json('Sure, here it is: {"a": [1, 2]} Hope this helps.') == {"a": [1, 2]}
     # a bracketed aside in prose must not win over the real answer
@@ -35,6 +35,8 @@ def test_extract_json_tolerates_fences_and_prose():
         "problem_steps": [2],
     }
     assert extract_json('[{"id": "c1", "score": 1}]') == [{"id": "c1", "score": 1}]
+    # the FIRST object, not the longest: a longer example echoed after the answer does not win
+    assert extract_json('{"x": 1} e.g. {"x": 2, "topic": "Windows", "more": [1, 2, 3]}') == {"x": 1}
     with pytest.raises(ValueError, match="no JSON"):
         extract_json("I cannot help with that.")
     with pytest.raises(ValueError, match="empty"):
@@ -71,13 +73,12 @@ def test_malformed_reply_is_reasked_with_a_correction(stub_llm, stub_settings):
     assert client.chat_json("sys", "user", want_x, purpose="test") == 7
     first, second = stub_llm.requests
     assert len(first.messages) == 2
-    assert second.messages[:2] == first.messages
-    assert second.messages[2] == {"role": "assistant", "content": "this is not JSON"}
-    correction = second.messages[3]
-    assert correction["role"] == "user"
-    assert "could not be used" in correction["content"]
-    assert "no JSON" in correction["content"]
-    assert client.usage.calls == 2
+    # the re-ask is the same task with the correction only: the bad reply is not sent back
+    assert len(second.messages) == 2 and second.messages[0] == first.messages[0]
+    correction = second.messages[1]["content"]
+    assert correction.startswith("user\n\n") and "could not be used" in correction and "no JSON" in correction
+    assert "this is not JSON" not in second.text()
+    assert client.usage.calls == 2 and client.usage.reasks == 1 and client.usage.unusable_replies == 1
 
 
 def test_wrong_shape_is_reasked_naming_the_validator_problem(stub_llm, stub_settings):
@@ -88,7 +89,7 @@ def test_wrong_shape_is_reasked_naming_the_validator_problem(stub_llm, stub_sett
 
 def test_persistently_malformed_output_raises_llm_error(stub_llm, stub_settings):
     stub_llm.default = '{"y": 1}'
-    client = make_client(stub_settings, max_reasks=1)
+    client = make_client(stub_settings)  # one re-ask by default
     with pytest.raises(LLMError) as info:
         client.chat_json("sys", "user", want_x, purpose="planner")
     message = str(info.value)
@@ -96,6 +97,7 @@ def test_persistently_malformed_output_raises_llm_error(stub_llm, stub_settings)
     assert '"x" must be an integer' in message
     assert "2 replies" in message
     assert len(stub_llm.requests) == 2
+    assert client.usage.unusable_replies == 2 and client.usage.reasks == 1
 
 
 # ------------------------------------------------------------------ retries
@@ -110,6 +112,14 @@ def test_timeout_is_retried(stub_llm, tmp_path):
     assert len(stub_llm.requests) == 2
     assert client.latency_ms >= 500
     assert client.usage.calls == 1  # the timed-out attempt produced no reply
+
+
+def test_a_timeout_is_retried_at_most_once(stub_llm, tmp_path):
+    settings = stub_llm.settings(tmp_path, llm_timeout=0.5)  # llm_max_retries=2 allows more for 5xx
+    stub_llm.script(Reply.slow(2.0), Reply.slow(2.0), '{"x": 2}')
+    with pytest.raises(LLMError, match="no answer within"):
+        make_client(settings).chat_json("sys", "user", want_x)
+    assert len(stub_llm.requests) == 2
 
 
 @pytest.mark.parametrize("status", [500, 503, 429])

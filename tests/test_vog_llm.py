@@ -92,8 +92,8 @@ def test_llm_vog_with_no_matching_fact_makes_no_verifier_call(llm_kg, stub_llm):
     stub_llm.on_role("vog_reviser", Reply.json(_plan("Canada")))
     result = kg.answer(QUESTION, method="vog", agents="llm", max_revisions=1)
     assert stub_llm.requests_for("vog_verifier") == []
-    # the chain stopped at hop 1: the answer is the plan's own prediction, not a verified one
-    assert result.status in ("unverified", "no_answer") and result.chain[0]["answer"] is None
+    # the chain stopped at hop 1: no answer, and the plan's own prediction is not reported as one
+    assert result.status == "no_answer" and result.chain[0]["answer"] is None and result.answer is None
     _, rows = kg.query("MATCH (:Run {id: $run})-[:HAS_VERDICT]->(v:Verdict) RETURN v.error_type AS e",
                        {"run": result.run_id})
     assert rows and all(r["e"] == "incomplete_evidence" for r in rows)

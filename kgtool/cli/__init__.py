@@ -45,5 +45,8 @@ for _command in (db, ingest, delete, ask, methods, trace, eval_, verify_benchmar
 # A topic's commands live in a module of their own (kgtool/cli/<topic>.py, or kgtool/cli_<topic>.py
 # while a branch is in flight) and are registered here, one line each:
 #     from kgtool.cli_<topic> import <command>; main.add_command(<command>)
+from kgtool.cli_llm import llm  # noqa: E402
+
+main.add_command(llm)
 
 __all__ = ["main"]

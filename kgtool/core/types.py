@@ -160,16 +160,23 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_calls: int = 0
+    # how the replies went: calls sent with a JSON schema, replies that could not be used,
+    # re-asks, requests re-sent in a simpler output form, roles that fell back to the
+    # offline agents, prompts shortened to fit the model's context
+    structured_calls: int = 0
+    unusable_replies: int = 0
+    reasks: int = 0
+    format_fallbacks: int = 0
+    role_fallbacks: int = 0
+    trimmed_prompts: int = 0
 
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
     def add(self, other: "Usage") -> None:
-        self.calls += other.calls
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.cached_calls += other.cached_calls
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
 @dataclass

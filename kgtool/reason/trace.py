@@ -152,7 +152,11 @@ class TraceRecorder:
         return {"answer": answer, "answer_id": answer_id, "status": status, "error": error,
                 "latency_ms": latency_ms, "load_ms": load_ms, "tokens": usage.tokens,
                 "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-                "llm_calls": usage.calls, "backtracks": backtracks, "chain_step_ids": chain_step_ids}
+                "llm_calls": usage.calls, "llm_structured_calls": usage.structured_calls,
+                "llm_unusable_replies": usage.unusable_replies, "llm_reasks": usage.reasks,
+                "llm_format_fallbacks": usage.format_fallbacks, "llm_role_fallbacks": usage.role_fallbacks,
+                "llm_trimmed_prompts": usage.trimmed_prompts,
+                "backtracks": backtracks, "chain_step_ids": chain_step_ids}
 
 
 def load_trace(db: Database, run_id: str) -> dict | None:

@@ -3,7 +3,7 @@
 // before the first step leaves error_step null). Only a run still open is
 // touched, so a run closed by its method is never rewritten.
 // params: $run_id, $failure ({status, error, error_class, error_message, latency_ms, load_ms, tokens,
-//                             prompt_tokens, completion_tokens, llm_calls})
+//                             prompt_tokens, completion_tokens, llm_calls, llm_* reply counters})
 // returns: run_id, error_step, error_hop
 MATCH (r:Run {id: $run_id})
 WHERE r.finished_at IS NULL

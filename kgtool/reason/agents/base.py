@@ -46,7 +46,8 @@ class AgentSet:
     `usage_source` is the object whose `tracking()` meters an answer's model
     calls (the shared LLM client), or None for agents that call no model;
     `view` is the offline agents' window on the graph, bound to the answer's
-    session while it runs.
+    session while it runs; `backup` holds the offline roles an LLM role falls
+    back to when its replies stay unusable (kgtool.reason.agents.llm_fallback).
     """
 
     kind: str
@@ -56,6 +57,7 @@ class AgentSet:
     generator: Generator
     usage_source: Any = None
     view: Any = None
+    backup: Any = None
 
 
 __all__ = ["AgentSet", "Planner", "Selector", "Critic", "Generator", "CandidateFact", "ChainLink", "Judgement",

@@ -35,10 +35,20 @@ def llm_agents(kg, scope, memo: dict | None = None) -> AgentSet:
         LLMPlanner,
         LLMSelector,
     )
+    from kgtool.reason.agents.llm_fallback import OfflineBackup, WithFallback, fallback_enabled
+    from kgtool.reason.graphview import GraphView
 
     client = kg.llm_client
-    return AgentSet("llm", LLMPlanner(client), LLMSelector(client), LLMCritic(client), LLMGenerator(client),
-                    usage_source=client)
+    roles = {"planner": LLMPlanner(client), "selector": LLMSelector(client), "critic": LLMCritic(client),
+             "generator": LLMGenerator(client)}
+    if not fallback_enabled(kg):
+        return AgentSet("llm", *roles.values(), usage_source=client)
+    # a role whose replies stay unusable hands the step to its offline role, over this answer's graph view
+    view = GraphView(kg.db, kg.catalog, scope, memo)
+    backup = OfflineBackup(kg, scope, memo, view)
+    wrapped = [WithFallback(role, lambda name=name: getattr(backup.agents, name), name, client)
+               for name, role in roles.items()]
+    return AgentSet("llm", *wrapped, usage_source=client, view=view, backup=backup)
 
 # VoG's roles (kgtool.reason.methods.vog): plan, retrieve, verify, revise
 ROLES.register("offline.vog_shared", "kgtool.reason.agents.offline.vog:shared",
@@ -51,21 +61,21 @@ ROLES.register("offline.vog_verifier", "kgtool.reason.agents.offline.vog:verifie
                description="VoG verify agent: structural and relation-fit checks with a confidence")
 ROLES.register("offline.vog_reviser", "kgtool.reason.agents.offline.vog:reviser",
                description="VoG plan revision within the local, lookahead or global context")
-ROLES.register("llm.vog_planner", "kgtool.reason.agents.llm_vog:planner",
+ROLES.register("llm.vog_planner", "kgtool.reason.agents.llm_fallback:vog_planner",
                description="VoG plan agent: the whole plan (thought, action, relation, expected entity)")
-ROLES.register("llm.vog_retriever", "kgtool.reason.agents.llm_vog:retriever",
+ROLES.register("llm.vog_retriever", "kgtool.reason.agents.llm_fallback:vog_retriever",
                description="VoG retrieve agent: embedding scores, the LLM keeps relations and picks the fact")
-ROLES.register("llm.vog_verifier", "kgtool.reason.agents.llm_vog:verifier",
+ROLES.register("llm.vog_verifier", "kgtool.reason.agents.llm_fallback:vog_verifier",
                description="VoG verify agent: an LLM judge of a step against its facts, with a confidence")
-ROLES.register("llm.vog_reviser", "kgtool.reason.agents.llm_vog:reviser",
+ROLES.register("llm.vog_reviser", "kgtool.reason.agents.llm_fallback:vog_reviser",
                description="VoG plan revision by the LLM within the local, lookahead or global context")
 ROLES.register("offline.c2rag_planner", "kgtool.reason.agents.offline.c2rag:OfflineConstraintPlanner",
                description="C2RAG constraints from the offline planner's graph path; variants from relation phrasings")
 ROLES.register("offline.c2rag_reader", "kgtool.reason.agents.offline.c2rag:OfflineReader",
                description="C2RAG textual recovery by ranked entity spans; the answer is the target's binding")
-ROLES.register("llm.c2rag_planner", "kgtool.reason.agents.llm_c2rag:LLMConstraintPlanner",
+ROLES.register("llm.c2rag_planner", "kgtool.reason.agents.llm_fallback:c2rag_planner",
                description="C2RAG atomic constraint triples with typed placeholders and relation variants (LLM)")
-ROLES.register("llm.c2rag_reader", "kgtool.reason.agents.llm_c2rag:LLMReader",
+ROLES.register("llm.c2rag_reader", "kgtool.reason.agents.llm_fallback:c2rag_reader",
                description="C2RAG textual recovery and the final answer over constraint-aligned evidence (LLM)")
 ROLES.register("offline.safe_generator", "kgtool.reason.agents.offline.safe_generator:offline_generator",
                description="SAFE next atomic step: the selector's best fact for the plan's next part, steered by "
@@ -73,9 +83,9 @@ ROLES.register("offline.safe_generator", "kgtool.reason.agents.offline.safe_gene
 ROLES.register("offline.safe_feedback", "kgtool.reason.agents.offline.safe_feedback:offline_feedback",
                description="SAFE feedback as a KG-grounded verifier: each step checked in Cypher (fact in force, "
                            "superseded by an edit, connected, loops) and by relation fit, typed by SafeError")
-ROLES.register("llm.safe_generator", "kgtool.reason.agents.llm_safe:llm_generator",
+ROLES.register("llm.safe_generator", "kgtool.reason.agents.llm_fallback:safe_generator",
                description="SAFE next atomic step (LLM): cite one numbered fact, infer, or answer, after feedback")
-ROLES.register("llm.safe_feedback", "kgtool.reason.agents.llm_safe:llm_feedback",
+ROLES.register("llm.safe_feedback", "kgtool.reason.agents.llm_fallback:safe_feedback",
                description="SAFE feedback model (LLM): one SafeError type, a diagnosis and guidance per step")
 
 # ReAgent's roles (kgtool.reason.methods.reagent): decomposer, text retrieval, verifier, assembler,
@@ -92,15 +102,15 @@ ROLES.register("offline.reagent_supervisor", "kgtool.reason.agents.offline.reage
                description="ReAgent supervisor: roll back to just before the latest culprit of a conflict set")
 ROLES.register("offline.reagent_controller", "kgtool.reason.agents.offline.reagent:controller",
                description="ReAgent controller: challenge once, then override with the best-supported branch")
-ROLES.register("llm.reagent_decomposer", "kgtool.reason.agents.llm_reagent:decomposer",
+ROLES.register("llm.reagent_decomposer", "kgtool.reason.agents.llm_fallback:reagent_decomposer",
                description="ReAgent decomposer (LLM): sub-questions; challenged, a different decomposition")
 ROLES.register("llm.reagent_text", "kgtool.reason.agents.offline.reagent:text_evidence",
                description="ReAgent retriever, text side: sentences of passages read as one-hop links (no LLM)")
-ROLES.register("llm.reagent_verifier", "kgtool.reason.agents.llm_reagent:verifier",
+ROLES.register("llm.reagent_verifier", "kgtool.reason.agents.llm_fallback:reagent_verifier",
                description="ReAgent verifier (LLM): accepts candidates consistent with the verified facts")
-ROLES.register("llm.reagent_assembler", "kgtool.reason.agents.llm_reagent:assembler",
+ROLES.register("llm.reagent_assembler", "kgtool.reason.agents.llm_fallback:reagent_assembler",
                description="ReAgent answer assembler (LLM): the final answer, or an escalation")
-ROLES.register("llm.reagent_supervisor", "kgtool.reason.agents.llm_reagent:supervisor",
+ROLES.register("llm.reagent_supervisor", "kgtool.reason.agents.llm_fallback:reagent_supervisor",
                description="ReAgent supervisor (LLM): which conflict set to roll back, and to before which assertion")
-ROLES.register("llm.reagent_controller", "kgtool.reason.agents.llm_reagent:controller",
+ROLES.register("llm.reagent_controller", "kgtool.reason.agents.llm_fallback:reagent_controller",
                description="ReAgent controller (LLM): challenge, override, escalate or none")

@@ -14,7 +14,7 @@ from kgtool.config import Settings
 from kgtool.core.types import CandidateFact, ChainLink, Judgement, Plan, Usage, Verdict
 from kgtool.models.llm import LLMClient
 from kgtool.reason.prompts import care
-from kgtool.reason.prompts.care import PromptSpec
+from kgtool.reason.prompts.spec import PromptSpec
 
 
 class _LLMAgent:
@@ -32,7 +32,7 @@ class _LLMAgent:
         return self.client.usage_for(self.role)
 
     def _ask(self, spec: PromptSpec):
-        return self.client.chat_json(spec.system, spec.user, spec.validate, purpose=self.role)
+        return self.client.ask(spec)
 
 
 class LLMPlanner(_LLMAgent):

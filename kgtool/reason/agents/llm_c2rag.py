@@ -13,7 +13,7 @@ from kgtool.reason.prompts import c2rag as prompts
 
 
 def _ask(client, spec):
-    return client.chat_json(spec.system, spec.user, spec.validate, purpose=spec.role)
+    return client.ask(spec)
 
 
 class LLMConstraintPlanner:

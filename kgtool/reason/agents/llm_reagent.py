@@ -15,7 +15,7 @@ from typing import Sequence
 from kgtool.core.types import CandidateFact, ChainLink, Judgement, Plan
 from kgtool.reason.agents.reagent_base import Assembly, Claim, Conflict, Decision, Intervention
 from kgtool.reason.prompts import reagent as prompts
-from kgtool.reason.prompts.care import PromptSpec
+from kgtool.reason.prompts.spec import PromptSpec
 from kgtool.reason.taxonomy import ReagentError
 
 
@@ -25,7 +25,7 @@ class _Role:
         self.client = ctx.kg.llm_client
 
     def _ask(self, spec: PromptSpec):
-        return self.client.chat_json(spec.system, spec.user, spec.validate, purpose=spec.role)
+        return self.client.ask(spec)
 
 
 class LLMDecomposer(_Role):

@@ -26,7 +26,7 @@ class LLMSafeGenerator:
         answer_now = task.force or task.part >= task.parts
         spec = prompts.generator_prompt(task.question, task.subquestion, task.entity, task.pool, task.prefix,
                                         task.feedback, sorted(task.rejected), answer_now)
-        step = self.client.chat_json(spec.system, spec.user, spec.validate, purpose=self.role)
+        step = self.client.ask(spec)
         if step.kind == "attribution" and step.fact_index is not None:
             fact = task.pool[step.fact_index]
             if task.entity_id is not None and fact.tail_id == task.entity_id and fact.head_id != task.entity_id:
@@ -50,7 +50,7 @@ class LLMSafeFeedback:
     def judge(self, question: str, plan: Plan, prefix: Sequence[StepView], step: StepView,
               pool: Sequence[CandidateFact] = ()) -> Feedback:
         spec = prompts.feedback_prompt(question, plan.subquestions, prefix, step, pool)
-        return self.client.chat_json(spec.system, spec.user, spec.validate, purpose=self.role)
+        return self.client.ask(spec)
 
 
 def llm_generator(ctx) -> LLMSafeGenerator:

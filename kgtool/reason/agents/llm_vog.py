@@ -22,7 +22,7 @@ from kgtool.reason.agents.vog_base import (
     VogPlan,
 )
 from kgtool.reason.prompts import vog as prompts
-from kgtool.reason.prompts.care import PromptSpec
+from kgtool.reason.prompts.spec import PromptSpec
 from kgtool.reason.taxonomy import VogError
 
 
@@ -31,7 +31,7 @@ class _Agent:
         self.client = client
 
     def _ask(self, spec: PromptSpec):
-        return self.client.chat_json(spec.system, spec.user, spec.validate, purpose=spec.role)
+        return self.client.ask(spec)
 
 
 class LLMVogPlanner(_Agent):

@@ -406,10 +406,9 @@ class Vog:
         actions = [s.action for s in plan.steps]
         if len(chain) == len(plan.steps) and chain and chain[-1].hop.answer:
             return Outcome(hops, "unverified" if state.unverified else "answered", state.revisions, actions)
-        # the chain stopped short: the plan's own prediction is all there is (the paper's plan-only answer)
-        predicted = plan.final_answer()
-        return Outcome(hops, "unverified" if predicted else "no_answer", state.revisions, actions,
-                       answer=predicted, answer_id=ctx.link(predicted) if predicted else None)
+        # the chain stopped short: the plan's guess is never reported as the answer (it may be a model's
+        # memory, or template text it copied); the stored plan still shows what it predicted
+        return Outcome(hops, "no_answer", state.revisions, actions)
 
 
 def _first_change(old: VogPlan, new: VogPlan) -> int:

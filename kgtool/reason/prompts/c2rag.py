@@ -22,7 +22,8 @@ from kgtool.reason.agents.c2rag_base import (
     ConstraintPlan,
     is_variable,
 )
-from kgtool.reason.prompts.care import PromptSpec
+from kgtool.reason.prompts import spec as sch
+from kgtool.reason.prompts.spec import PromptSpec, mentions
 
 MAX_CONSTRAINTS = 8
 MAX_ANSWER_CHARS = 200
@@ -57,15 +58,20 @@ Question: Which country was the director of Jaws born in?
 
 
 def planner_prompt(question: str, variants: int) -> PromptSpec[ConstraintPlan]:
+    constraint = sch.obj(head=sch.name(), relation=sch.name(80), tail=sch.name(),
+                         variants=sch.array(sch.name(80), max(1, variants)))
+    schema = sch.obj(constraints=sch.array(constraint, MAX_CONSTRAINTS, 1), answer=sch.name(40))
     return PromptSpec("c2rag_planner", PLANNER_SYSTEM.replace("{m}", str(variants)).replace("{{", "{").replace("}}", "}"),
-                      _data({"question": question}), plan_validator(variants))
+                      _data({"question": question}), plan_validator(variants, question), schema)
 
 
 def _type_of(var: str) -> str:
     return re.sub(r"[\d_]+$", "", var.lstrip("?")) or "entity"
 
 
-def plan_validator(variants: int) -> Callable[[Any], ConstraintPlan]:
+def plan_validator(variants: int, question: str | None = None) -> Callable[[Any], ConstraintPlan]:
+    """The constraint plan; given the question, its named entities must be ones the question names."""
+
     def validate(value: Any) -> ConstraintPlan:
         if not isinstance(value, dict) or not isinstance(value.get("constraints"), list):
             raise ValueError('expected an object with a "constraints" list and an "answer" placeholder')
@@ -96,6 +102,11 @@ def plan_validator(variants: int) -> Callable[[Any], ConstraintPlan]:
             constraints.append(Constraint(i - 1, parts["head"], parts["relation"], parts["tail"], found, types))
         if not any(not is_variable(c.head) or not is_variable(c.tail) for c in constraints):
             raise ValueError("no constraint names an entity of the question; the first must start from one")
+        if question is not None:
+            named = [t for c in constraints for t in (c.head, c.tail) if not is_variable(t)]
+            if not any(mentions(question, t) for t in named):
+                raise ValueError(f"none of the entities {', '.join(named)} is named in the question; "
+                                 "start from an entity the question names, written as in the question")
         answer = value.get("answer")
         used = {v for c in constraints for v in c.variables}
         if not isinstance(answer, str) or answer.strip() not in used:
@@ -127,8 +138,9 @@ def recovery_prompt(question: str, constraint_text: str, known: Sequence[str],
     ids = _passage_ids(len(passages))
     rows = [{"id": pid, "title": p.title, "text": p.text} for pid, p in zip(ids, passages)]
     user = _data({"question": question, "constraint": constraint_text, "known": list(known), "passages": rows})
+    schema = sch.obj(answer=sch.nullable(sch.name(MAX_ANSWER_CHARS)), passage=sch.nullable(sch.one_of(ids)))
     return PromptSpec("c2rag_recovery", RECOVERY_SYSTEM, user,
-                      recovery_validator({pid: p.passage_id for pid, p in zip(ids, passages)}))
+                      recovery_validator({pid: p.passage_id for pid, p in zip(ids, passages)}), schema)
 
 
 def _short_answer(value: Any, what: str) -> str | None:
@@ -173,7 +185,8 @@ Reply with only a JSON object and no other text:
 def answer_prompt(question: str, blocks: Sequence[Block]) -> PromptSpec[str | None]:
     rows = [{"constraint": b.constraint, "state": b.state, "bound": b.binding, "evidence": b.evidence[:5]}
             for b in blocks]
-    return PromptSpec("c2rag_answer", ANSWER_SYSTEM, _data({"question": question, "blocks": rows}), validate_answer)
+    return PromptSpec("c2rag_answer", ANSWER_SYSTEM, _data({"question": question, "blocks": rows}), validate_answer,
+                      sch.obj(answer=sch.nullable(sch.name(MAX_ANSWER_CHARS))))
 
 
 def validate_answer(value: Any) -> str | None:

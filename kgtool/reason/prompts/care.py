@@ -12,11 +12,9 @@ over its own memory; that is the point of CARE's evidence-only protocol.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Generic, Sequence, TypeVar
+from typing import Any, Callable, Sequence
 
 from kgtool.core.types import (
     PLACEHOLDER,
@@ -26,33 +24,16 @@ from kgtool.core.types import (
     Plan,
     Verdict,
 )
+from kgtool.reason.prompts import spec as sch
+from kgtool.reason.prompts.spec import PromptSpec, role_of, require_topic_in
+from kgtool.reason.prompts.spec import data as _data
 from kgtool.reason.taxonomy import CareError
-
-T = TypeVar("T")
 
 ROLES = ("planner", "selector", "critic", "generator")
 ERROR_TYPES = tuple(e.value for e in CareError)
 MAX_SUBQUESTIONS = 10
 
-_ROLE_LINE = re.compile(r"^ROLE:\s*(\w+)")
-
-
-@dataclass(frozen=True)
-class PromptSpec(Generic[T]):
-    role: str
-    system: str
-    user: str
-    validate: Callable[[Any], T]
-
-
-def role_of(system_prompt: str) -> str | None:
-    """The role named on the first line of a system prompt (`ROLE: critic`)."""
-    match = _ROLE_LINE.match(system_prompt or "")
-    return match.group(1) if match else None
-
-
-def _data(payload: dict) -> str:
-    return json.dumps(payload, ensure_ascii=False, indent=2)
+PLAN_SCHEMA = sch.obj(topic=sch.name(), subquestions=sch.array(sch.text(sch.QUESTION_CHARS), MAX_SUBQUESTIONS, 1))
 
 
 # ---------------------------------------------------------------------- planner
@@ -88,7 +69,19 @@ _PLACEHOLDER_VARIANTS = re.compile(r"\[\s*ent(?:ity)?\s*\]", re.IGNORECASE)
 
 
 def planner_prompt(question: str) -> PromptSpec[Plan]:
-    return PromptSpec("planner", PLANNER_SYSTEM, _data({"question": question}), validate_plan)
+    return PromptSpec("planner", PLANNER_SYSTEM, _data({"question": question}), plan_validator(question),
+                      PLAN_SCHEMA)
+
+
+def plan_validator(question: str) -> Callable[[Any], Plan]:
+    """validate_plan, and the topic must be an entity of this question (not an example's)."""
+
+    def validate(value: Any) -> Plan:
+        plan = validate_plan(value)
+        require_topic_in(question, plan.topic)
+        return plan
+
+    return validate
 
 
 def validate_plan(value: Any) -> Plan:
@@ -132,8 +125,8 @@ Judge each candidate by four rules:
 4. not_self_loop: head and tail are different entities.
 If any rule fails, the score must be 0. Otherwise give a score from 0 to 1 for how surely the candidate answers the sub-question.
 
-Reply with only a JSON list, one object per candidate, in the order given, and no other text:
-[{"id": "c1", "entity_match": true, "evidence_entails": true, "relation_fits": true, "not_self_loop": true, "score": 0.9, "reason": "<a few words>"}]
+Reply with only a JSON object holding one judgement per candidate, in the order given, and no other text:
+{"judgements": [{"id": "c1", "entity_match": true, "evidence_entails": true, "relation_fits": true, "not_self_loop": true, "score": 0.9, "reason": "<a few words>"}]}
 """
 
 
@@ -160,7 +153,14 @@ def selector_prompt(
             }
         )
     user = _data({"sub_question": subquestion.replace(PLACEHOLDER, entity), "entity": entity, "candidates": rows})
-    return PromptSpec("selector", SELECTOR_SYSTEM, user, selector_validator([c.fact_id for c in candidates]))
+    return PromptSpec("selector", SELECTOR_SYSTEM, user, selector_validator([c.fact_id for c in candidates]),
+                      selector_schema(len(candidates)))
+
+
+def selector_schema(n: int) -> dict:
+    judgement = sch.obj(id=sch.one_of(_candidate_ids(n)), entity_match=sch.boolean(), evidence_entails=sch.boolean(),
+                      relation_fits=sch.boolean(), not_self_loop=sch.boolean(), score=sch.number(), reason=sch.text(80))
+    return sch.obj(judgements=sch.array(judgement, n, n))
 
 
 def selector_validator(fact_ids: Sequence[str]) -> Callable[[Any], list[Judgement]]:
@@ -266,7 +266,12 @@ _ERROR_ALIASES = {
 def critic_prompt(question: str, chain: Sequence[ChainLink], answer: str) -> PromptSpec[Verdict]:
     steps = [_step_data(link) for link in chain]
     user = _data({"question": question, "steps": steps, "final_answer": answer})
-    return PromptSpec("critic", CRITIC_SYSTEM, user, critic_validator(len(chain)))
+    return PromptSpec("critic", CRITIC_SYSTEM, user, critic_validator(len(chain)), critic_schema(len(chain)))
+
+
+def critic_schema(n_steps: int) -> dict:
+    return sch.obj(valid=sch.boolean(), problem_steps=sch.array(sch.integer(1, max(1, n_steps)), max(1, n_steps)),
+                 error_type=sch.nullable(sch.one_of(ERROR_TYPES)), explanation=sch.text())
 
 
 def _step_data(link: ChainLink) -> dict:
@@ -349,7 +354,9 @@ _NO_ANSWER = {"", "none", "null", "unknown", "n/a", "na", "not found", "no answe
 def generator_prompt(subquestion: str, entity: str, evidence: Sequence[str]) -> PromptSpec[str | None]:
     sentences = [{"n": i, "text": text} for i, text in enumerate(evidence, start=1)]
     user = _data({"sub_question": subquestion.replace(PLACEHOLDER, entity), "entity": entity, "evidence": sentences})
-    return PromptSpec("generator", GENERATOR_SYSTEM, user, generator_validator(evidence))
+    schema = sch.obj(answer=sch.nullable(sch.name()), evidence=sch.nullable(sch.integer(1, max(1, len(evidence)))),
+                   reason=sch.text(80))
+    return PromptSpec("generator", GENERATOR_SYSTEM, user, generator_validator(evidence), schema)
 
 
 def generator_validator(evidence: Sequence[str]) -> Callable[[Any], str | None]:

@@ -16,7 +16,9 @@ from typing import Any, Callable, Sequence
 
 from kgtool.core.types import PLACEHOLDER, CandidateFact, ChainLink, Judgement, Plan
 from kgtool.reason.agents.reagent_base import Assembly, Claim, Conflict, Decision, Intervention
-from kgtool.reason.prompts.care import PromptSpec, validate_plan
+from kgtool.reason.prompts import spec as sch
+from kgtool.reason.prompts.care import plan_validator
+from kgtool.reason.prompts.spec import PromptSpec
 from kgtool.reason.taxonomy import ReagentError
 
 ROLES = ("reagent_decomposer", "reagent_verifier", "reagent_assembler", "reagent_supervisor", "reagent_controller")
@@ -58,7 +60,9 @@ def decomposer_prompt(question: str, previous: Plan | None = None, problem: str 
     if previous is not None:
         payload["previous_decomposition"] = {"topic": previous.topic, "sub_questions": list(previous.subquestions)}
         payload["problem"] = problem
-    return PromptSpec("reagent_decomposer", DECOMPOSER_SYSTEM, _data(payload), validate_plan)
+    schema = sch.obj(topic=sch.name(), sub_questions=sch.array(sch.text(sch.QUESTION_CHARS), 10, 1),
+                     decomposition_reasoning=sch.text(160))
+    return PromptSpec("reagent_decomposer", DECOMPOSER_SYSTEM, _data(payload), plan_validator(question), schema)
 
 
 # ------------------------------------------------------------------ verifier (A.3)
@@ -93,7 +97,10 @@ def verifier_prompt(subquestion: str, entity: str, candidates: Sequence[Candidat
                      "head": fact.head, "relation": fact.relation, "tail": fact.tail, "evidence": fact.evidence,
                      "answer": answer})
     user = _data({"sub_question": subquestion, "entity": entity, "candidates": rows, "verified_facts": list(verified)})
-    return PromptSpec("reagent_verifier", VERIFIER_SYSTEM, user, verifier_validator([c.id for c in candidates]))
+    schema = sch.obj(verified_facts=sch.array(sch.one_of(ids), len(ids)), conflicts_detected=sch.array(sch.text(120), 3),
+                     local_backtracking_action=sch.text(160))
+    return PromptSpec("reagent_verifier", VERIFIER_SYSTEM, user, verifier_validator([c.id for c in candidates]),
+                      schema)
 
 
 def verifier_validator(candidate_ids: Sequence[str]) -> Callable[[Any], list[Judgement]]:
@@ -141,8 +148,10 @@ Reply with only a JSON object:
 def assembler_prompt(question: str, links: Sequence[ChainLink]) -> PromptSpec[Assembly]:
     parts = [{"hop": link.hop, "sub_question": link.subquestion, "entity": link.entity_in, "answer": link.answer,
               "evidence": link.evidence} for link in links]
+    schema = sch.obj(final_answer=sch.nullable(sch.name()), partial_answer_synthesis=sch.array(sch.text(160), 3),
+                     escalation_signal=sch.text(120), escalation_type=sch.nullable(sch.one_of(ESCALATIONS)))
     return PromptSpec("reagent_assembler", ASSEMBLER_SYSTEM, _data({"question": question, "partial_answers": parts}),
-                      validate_assembly)
+                      validate_assembly, schema)
 
 
 def validate_assembly(value: Any) -> Assembly:
@@ -183,7 +192,13 @@ def supervisor_prompt(question: str, conflicts: Sequence[Conflict], claims: Sequ
     assertions = [{"id": c.id, "t": c.t, "agent": c.agent, "kind": c.kind, "hop": c.hop, "value": c.value,
                    "text": c.text} for c in accepted]
     user = _data({"question": question, "conflicts": rows, "assertions": assertions})
-    return PromptSpec("reagent_supervisor", SUPERVISOR_SYSTEM, user, supervisor_validator(conflicts, claims))
+    members = sorted({a for c in conflicts for a in c.assertion_ids})
+    schema = sch.obj(conflict_summary=sch.array(sch.text(160), 3),
+                     global_backtracking_decision=sch.one_of(("rollback", "none")),
+                     rollback_conflict=sch.nullable(sch.one_of(r["id"] for r in rows)) if rows else {"type": "null"},
+                     discard=sch.nullable(sch.one_of(members)) if members else {"type": "null"},
+                     updated_consensus_state=sch.array(sch.text(120), 5), reasoning_notes=sch.text(160))
+    return PromptSpec("reagent_supervisor", SUPERVISOR_SYSTEM, user, supervisor_validator(conflicts, claims), schema)
 
 
 def supervisor_validator(conflicts: Sequence[Conflict], claims: Sequence[Claim]) -> Callable[[Any], Decision]:
@@ -232,7 +247,9 @@ def controller_prompt(question: str, *, conflicts: int, reason: str, challenged:
                       has_branch: bool) -> PromptSpec[Intervention]:
     user = _data({"question": question, "conflicts_so_far": conflicts, "last_conflict": reason,
                   "challenge_already_used": challenged, "a_completed_line_of_reasoning_exists": has_branch})
-    return PromptSpec("reagent_controller", CONTROLLER_SYSTEM, user, validate_intervention)
+    schema = sch.obj(intervention_type=sch.one_of(("challenge", "override", "escalate", "none")),
+                     target_of_intervention=sch.text(80), rationale=sch.text(160), meta_notes=sch.text(80))
+    return PromptSpec("reagent_controller", CONTROLLER_SYSTEM, user, validate_intervention, schema)
 
 
 def validate_intervention(value: Any) -> Intervention:

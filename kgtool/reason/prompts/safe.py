@@ -15,7 +15,9 @@ from typing import Any, Callable, Sequence
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.safe_base import ANSWER_MARK, Feedback, StepView
-from kgtool.reason.prompts.care import PromptSpec, _data
+from kgtool.reason.prompts import spec as sch
+from kgtool.reason.prompts.spec import PromptSpec
+from kgtool.reason.prompts.spec import data as _data
 from kgtool.reason.taxonomy import SafeError
 
 # ------------------------------------------------------------------- generator
@@ -71,7 +73,10 @@ def generator_prompt(question: str, subquestion: str, entity: str, facts: Sequen
             "error_type": feedback.error_type.value, "diagnosis": feedback.diagnosis, "guidance": feedback.guidance},
         "answer_now": answer_now,
     }
-    return PromptSpec("safe_generator", GENERATOR_SYSTEM, _data(data), generator_validator(len(facts)))
+    cite = sch.nullable(sch.one_of(ids)) if ids else {"type": "null"}
+    schema = sch.obj(type=sch.one_of(("attribution", "logical", "final")), fact=cite,
+                     answer=sch.nullable(sch.name()), statement=sch.text())
+    return PromptSpec("safe_generator", GENERATOR_SYSTEM, _data(data), generator_validator(len(facts)), schema)
 
 
 def generator_validator(n_facts: int) -> Callable[[Any], GeneratedStep]:
@@ -152,7 +157,8 @@ def feedback_prompt(question: str, parts: Sequence[str], previous: Sequence[Step
         "facts_available": [{"head": f.head, "relation": f.relation, "tail": f.tail, "evidence": f.evidence}
                             for f in available],
     }
-    return PromptSpec("safe_feedback", FEEDBACK_SYSTEM, _data(data), validate_feedback)
+    schema = sch.obj(error_type=sch.one_of(m.value for m in SafeError), diagnosis=sch.text(), guidance=sch.text())
+    return PromptSpec("safe_feedback", FEEDBACK_SYSTEM, _data(data), validate_feedback, schema)
 
 
 def error_type(raw: Any) -> SafeError:

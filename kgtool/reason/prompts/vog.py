@@ -22,7 +22,8 @@ from kgtool.reason.agents.vog_base import (
     RevisionContext,
     VogPlan,
 )
-from kgtool.reason.prompts.care import PromptSpec
+from kgtool.reason.prompts import spec as sch
+from kgtool.reason.prompts.spec import PromptSpec, require_topic_in
 from kgtool.reason.taxonomy import VogError
 
 ROLES = ("vog_planner", "vog_relations", "vog_entity", "vog_verifier", "vog_reviser")
@@ -33,6 +34,16 @@ _PLACEHOLDER_VARIANTS = re.compile(r"\[\s*ent(?:ity)?\s*\]", re.IGNORECASE)
 
 def _data(payload: dict) -> str:
     return json.dumps(payload, ensure_ascii=False, indent=2)
+
+
+PLAN_SCHEMA = sch.obj(
+    topic=sch.name(),
+    steps=sch.array(sch.obj(thought=sch.text(160), action=sch.text(sch.QUESTION_CHARS),
+                            relation=sch.nullable(sch.name(80)), expected=sch.nullable(sch.name())), MAX_STEPS, 1),
+    answer=sch.nullable(sch.name()))
+CHECK_SCHEMA = sch.obj(consistent=sch.boolean(), confidence=sch.number(),
+                       error_type=sch.nullable(sch.one_of(ERROR_TYPES)), reason=sch.text(),
+                       observation=sch.nullable(sch.name()))
 
 
 _PLAN_FORMAT = f"""Reply with only a JSON object and no other text:
@@ -103,7 +114,19 @@ Keep the steps before the failed one unless the context shows they are wrong. Ch
 
 
 def planner_prompt(question: str) -> PromptSpec[VogPlan]:
-    return PromptSpec("vog_planner", PLANNER_SYSTEM, _data({"question": question}), validate_plan)
+    return PromptSpec("vog_planner", PLANNER_SYSTEM, _data({"question": question}), plan_validator(question),
+                      PLAN_SCHEMA)
+
+
+def plan_validator(question: str) -> Callable[[Any], VogPlan]:
+    """validate_plan, and the topic must be an entity this question names (not an example's)."""
+
+    def validate(value: Any) -> VogPlan:
+        plan = validate_plan(value)
+        require_topic_in(question, plan.topic)
+        return plan
+
+    return validate
 
 
 def reviser_prompt(ctx: RevisionContext) -> PromptSpec[VogPlan]:
@@ -128,7 +151,7 @@ def reviser_prompt(ctx: RevisionContext) -> PromptSpec[VogPlan]:
     else:
         # local and lookahead see the failed step and what it depends on, not the whole plan
         payload["plan"]["steps"] = payload["plan"]["steps"][:ctx.index + 2]
-    return PromptSpec("vog_reviser", REVISER_SYSTEM, _data(payload), validate_plan)
+    return PromptSpec("vog_reviser", REVISER_SYSTEM, _data(payload), plan_validator(ctx.question), PLAN_SCHEMA)
 
 
 def validate_plan(value: Any) -> VogPlan:
@@ -177,7 +200,9 @@ def relations_prompt(question: str, step: PlanStep, query: str, entity: str,
                "relations": [{"id": f"r{k}", "relation": o.label,
                               **({"direction": "incoming"} if o.direction == "in" else {})}
                              for k, o in enumerate(options, start=1)]}
-    return PromptSpec("vog_relations", RELATIONS_SYSTEM, _data(payload), relations_validator(len(options)))
+    ids = [f"r{k}" for k in range(1, len(options) + 1)]
+    return PromptSpec("vog_relations", RELATIONS_SYSTEM, _data(payload), relations_validator(len(options)),
+                      sch.obj(relations=sch.array(sch.one_of(ids), len(ids), 1)))
 
 
 def relations_validator(n: int) -> Callable[[Any], list[int]]:
@@ -202,7 +227,9 @@ def entity_prompt(question: str, step: PlanStep, query: str, entity: str,
     payload = {"question": question, "sub_question": query, "expected": step.expected, "entity": entity,
                "facts": [{"id": f"c{k}", "head": c.head, "relation": c.relation, "tail": c.tail,
                           "evidence": c.evidence} for k, c in enumerate(candidates, start=1)]}
-    return PromptSpec("vog_entity", ENTITY_SYSTEM, _data(payload), entity_validator(len(candidates)))
+    ids = [f"c{k}" for k in range(1, len(candidates) + 1)]
+    return PromptSpec("vog_entity", ENTITY_SYSTEM, _data(payload), entity_validator(len(candidates)),
+                      sch.obj(choice=sch.nullable(sch.one_of(ids))))
 
 
 def entity_validator(n: int) -> Callable[[Any], int | None]:
@@ -231,7 +258,7 @@ def verifier_prompt(question: str, plan: VogPlan, index: int, step_fact: dict | 
     payload = {"question": question, "plan": [s.action for s in plan.steps], "step": index + 1,
                "thought": step.thought, "sub_question": step.action, "planned_relation": step.relation,
                "expected": step.expected, "chosen_fact": step_fact, "other_retrieved_facts": list(others)}
-    return PromptSpec("vog_verifier", VERIFIER_SYSTEM, _data(payload), validate_check)
+    return PromptSpec("vog_verifier", VERIFIER_SYSTEM, _data(payload), validate_check, CHECK_SCHEMA)
 
 
 def validate_check(value: Any) -> Check:
