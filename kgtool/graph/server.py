@@ -295,6 +295,7 @@ class LocalServer:
             "-cp", self.classpath(), ENTRY_POINT,
             f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
         ]
+        log_marks = self._log_marks()  # what the logs held before: a failed start quotes only what it added
         fd = os.open(self.console_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         console = os.fdopen(fd, "ab")
         proc = subprocess.Popen(
@@ -307,9 +308,9 @@ class LocalServer:
             fh.write(str(proc.pid))
         try:
             self._wait_for_bolt(proc.pid, timeout, proc)
-        except ServerError:
+        except ServerError as exc:
             self.stop()
-            raise
+            raise ServerError(f"{exc}\n{self.start_failure_reason(log_marks)}") from None
         self.abandon_interrupted_runs()
         return True
 
@@ -340,9 +341,9 @@ class LocalServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc is not None and proc.poll() is not None:
-                raise ServerError(f"Neo4j exited with code {proc.returncode} while starting.\n{self.log_tail()}")
+                raise ServerError(f"Neo4j exited with code {proc.returncode} while starting.")
             if proc is None and not _alive(pid):
-                raise ServerError(f"Neo4j (pid {pid}) died while starting.\n{self.log_tail()}")
+                raise ServerError(f"Neo4j (pid {pid}) died while starting.")
             if self._bolt_answers():
                 return
             time.sleep(0.25)
@@ -397,6 +398,26 @@ class LocalServer:
                 version = driver.get_server_info().agent
         return ServerStatus(running, self.uri, pid, version, _dir_size(self.home / "data"), self.home)
 
+    def _log_marks(self) -> dict[Path, int]:
+        """The size of each log file now, so what a start adds can be told from older lines."""
+        return {path: (path.stat().st_size if path.exists() else 0) for path in (self.log_file, self.console_file)}
+
+    def start_failure_reason(self, marks: dict[Path, int], limit: int = 20) -> str:
+        """The lines the logs gained since `marks` that say why the server stopped (errors and their
+        causes), quoted; the new lines' tail when none stands out; the old tail when the logs gained nothing."""
+        new: list[str] = []
+        for path, offset in marks.items():
+            if path.exists():
+                with path.open("rb") as fh:
+                    fh.seek(offset if path.stat().st_size >= offset else 0)
+                    new.extend(fh.read().decode("utf-8", errors="replace").splitlines())
+        if not new:
+            return f"The logs say nothing new; their last lines:\n{self.log_tail(15)}"
+        reasons = [line for line in new if _SAYS_WHY.search(line)]
+        quoted = list(dict.fromkeys(line.rstrip() for line in (reasons or new[-limit:])))[:limit]
+        return ("Why, from the server's log (`kgtool db logs` shows more):\n"
+                + "\n".join(f"  > {line}" for line in quoted))
+
     def log_tail(self, lines: int = 30) -> str:
         parts = []
         for path in (self.log_file, self.console_file):
@@ -405,6 +426,10 @@ class LocalServer:
                 parts.append(f"--- {path} (last {len(text)} lines) ---\n" + "\n".join(text))
         return "\n".join(parts) or f"(no log files under {self.home / 'logs'})"
 
+
+# log lines that give the reason a start failed: errors, exceptions and their causes, refused settings
+_SAYS_WHY = re.compile(r"\b(ERROR|FATAL|Exception|Caused by|Unrecognized setting|Invalid|invalid|failed|Failed|"
+                       r"refus|cannot|Cannot|not allowed)\b")
 
 # the server writes its store, logs and auth.ini (the password hash) readable by its owner only
 _PRIVATE_UMASK = 0o077

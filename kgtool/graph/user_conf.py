@@ -3,7 +3,10 @@
 kgtool rewrites neo4j.conf on every start from its settings, so settings a user
 adds there would be lost; user.conf is read on every start and merged after
 kgtool's own settings (a key set in both takes the user's value). It has
-neo4j.conf's syntax: `key=value` lines, `#` comments, blank lines.
+neo4j.conf's syntax: `key=value` lines, `#` comments, blank lines. Keys are read
+as Neo4j reads them: spaces around them trimmed and letters compared without
+case (`  SERVER.Default_Listen_Address = x` is server.default_listen_address),
+and they are written to neo4j.conf in that lower-case form.
 
 What kgtool promises about the local server stays true whatever the file says,
 so these are refused with the file, line and key:
@@ -78,16 +81,18 @@ def read_user_conf(path: Path, *, allow_csv_import: bool = False) -> list[tuple[
         if not line or line.startswith("#"):
             continue
         key, sep, value = line.partition("=")
-        key, value = key.strip(), value.strip()
+        written, value = key.strip(), value.strip()
+        key = written.lower()  # the setting Neo4j will apply, whatever case the line uses
         where = f"{path}:{number}"
-        if not sep or not _KEY.match(key):
+        if not sep or not _KEY.match(written):
             raise ConfigError(f"{where}: {raw.strip()!r} is not a setting; write key=value (e.g. "
                               "db.transaction.timeout=30s) or start the line with # to comment it out")
         if not value:
             raise ConfigError(f"{where}: {key} has no value; write {key}=VALUE or remove the line")
         reason = _refusal(key, value, allow_csv_import)
         if reason:
-            raise ConfigError(f"{where}: {key} is refused: {reason}. Remove the line from {path}.")
+            shown = key if key == written else f"{written} (read by Neo4j as {key})"
+            raise ConfigError(f"{where}: {shown} is refused: {reason}. Remove the line from {path}.")
         if key in seen and key not in REPEATABLE:
             raise ConfigError(f"{where}: {key} is already set on line {seen[key]}; keep one of the two")
         seen[key] = number
