@@ -37,6 +37,13 @@ def read_questions(path) -> list[dict]:
     return items
 
 
+def _check_method(method: str, config: dict) -> None:
+    """A misspelt method or setting is reported before connecting or loading anything."""
+    from kgtool.reason.methods import METHODS
+
+    METHODS.create_with(method, config)
+
+
 @click.command()
 @click.argument("question", required=False)
 @click.option("-f", "--file", "file_", type=click.Path(exists=True, dir_okay=False),
@@ -61,6 +68,7 @@ def ask(question, file_, agents, method, settings_, scope, as_json):
         raise click.UsageError("give either QUESTION or -f FILE")
     items = [{"question": question}] if question else read_questions(file_)
     config = parse_pairs(settings_, "--set")
+    _check_method(method, config)
     wrong = 0
     with connect() as kg:
         for item in items:

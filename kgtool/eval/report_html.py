@@ -24,6 +24,9 @@ PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a
 BUCKET_COLORS = ("#3ca951", "#efb118", "#ff725c", "#a4243b")
 BUCKETS = ("0", "1", "2", "3+")
 W = 600  # chart width (pixels): two charts side by side on a laptop screen
+CHAR_W = 6.6  # pixels per character of 11px text, a generous average
+LEGEND_X, LEGEND_ROW = 20.0, 16  # where legend entries start, and the height of a legend row
+LABEL_ANGLE = 35  # degrees: x-axis labels wider than their group are slanted
 
 
 def _esc(value: Any) -> str:
@@ -40,22 +43,78 @@ def _color(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def text_width(text: str) -> float:
+    """Estimated width of 11px chart text: generous, so labels placed by it never overlap."""
+    return CHAR_W * len(text)
+
+
+def _legend_layout(names: list[str]) -> list[tuple[float, int]]:
+    """(x, row) of each legend entry: entries wrap onto a new row instead of running off the chart."""
+    placed, x, row = [], LEGEND_X, 0
+    for name in names:
+        width = 16 + text_width(name)
+        if x > LEGEND_X and x + width > W - 10:
+            x, row = LEGEND_X, row + 1
+        placed.append((x, row))
+        x += width + 14
+    return placed
+
+
+def _legend_rows(names: list[str]) -> int:
+    return 1 + max((row for _, row in _legend_layout(names)), default=0)
+
+
 def _legend(names: list[str], colors: list[str], y: float) -> str:
-    parts, x = [], 60.0
-    for name, color in zip(names, colors):
-        parts.append(f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="12" height="12" fill="{color}"/>'
-                     f'<text x="{x + 16:.1f}" y="{y:.1f}" class="legend">{_esc(name)}</text>')
-        x += 28 + 7.5 * len(name)
+    parts = []
+    for name, color, (x, row) in zip(names, colors, _legend_layout(names)):
+        ry = y + row * LEGEND_ROW
+        parts.append(f'<rect x="{x:.1f}" y="{ry - 10:.1f}" width="12" height="12" fill="{color}"/>'
+                     f'<text x="{x + 16:.1f}" y="{ry:.1f}" class="legend" data-legend="{_esc(name)}">'
+                     f'{_esc(name)}</text>')
     return "".join(parts)
+
+
+def nice_ticks(high: float, count: int = 4) -> list[float]:
+    """Round axis ticks from 0 past `high`: steps of 1, 2, 2.5 or 5 times a power of ten."""
+    import math
+
+    if high <= 0:
+        return [0.0, 1.0]
+    raw = high / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    n = math.ceil(high / step - 1e-9)
+    return [round(i * step, 10) for i in range(n + 1)]
+
+
+def _label_room(names: list[str]) -> float:
+    """Where a row chart's plot starts: after its longest row label (at least 150 px, at most half the chart)."""
+    return min(W / 2, max(150.0, 16 + max((text_width(n) for n in names), default=0.0)))
+
+
+def _tick_text(value: float) -> str:
+    return f"{value:g}" if value < 1e6 else f"{value:,.0f}"
 
 
 def _grouped_bars(chart: str, title: str, groups: list[str], series: list[str],
                   value_of, group_attr: str, series_attr: str, colors: list[str]) -> str:
-    """Vertical bars on a 0..1 axis: one group per entry of `groups`, one bar per series in each."""
-    height, top, bottom, left = 260, 30, 200, 50
-    plot_h = bottom - top
+    """Vertical bars on a 0..1 axis: one group per entry of `groups`, one bar per series in each.
+
+    Group labels wider than their group are slanted (and the chart grows to hold them); the legend
+    wraps onto as many rows as it needs, so every series is named.
+    """
+    import math
+
+    top, left, plot_h = 30, 50, 170
+    bottom = top + plot_h
     group_w = (W - left - 20) / max(1, len(groups))
     bar_w = min(36.0, (group_w - 16) / max(1, len(series)))
+    widest = max((text_width(g) for g in groups), default=0.0)
+    slanted = widest > group_w - 6
+    angle = math.radians(LABEL_ANGLE)
+    labels_h = (widest * math.sin(angle) + 12) if slanted else 16
+    legend_y = bottom + labels_h + 22
+    height = int(legend_y + (_legend_rows(series) - 1) * LEGEND_ROW + 12)
     out = [f'<svg id="chart-{chart}" class="chart" viewBox="0 0 {W} {height}" width="{W}" height="{height}" '
            f'role="img" aria-label="{_esc(title)}">',
            f'<text x="{left}" y="18" class="title">{_esc(title)}</text>']
@@ -76,9 +135,14 @@ def _grouped_bars(chart: str, title: str, groups: list[str], series: list[str],
                 f'data-{series_attr}="{_esc(name)}" data-value="{value:.4f}" x="{x + 1:.1f}" y="{bottom - h:.1f}" '
                 f'width="{bar_w - 2:.1f}" height="{h:.2f}" fill="{colors[si]}">'
                 f'<title>{_esc(group)} · {_esc(name)}: {value:.3f}</title></rect>')
-        out.append(f'<text x="{left + gi * group_w + group_w / 2:.1f}" y="{bottom + 16}" class="axis" '
-                   f'text-anchor="middle">{_esc(group)}</text>')
-    out.append(_legend(series, colors, bottom + 44))
+        cx = left + gi * group_w + group_w / 2
+        if slanted:
+            out.append(f'<text x="{cx:.1f}" y="{bottom + 14}" class="axis group-label" text-anchor="end" '
+                       f'transform="rotate(-{LABEL_ANGLE} {cx:.1f} {bottom + 14})">{_esc(group)}</text>')
+        else:
+            out.append(f'<text x="{cx:.1f}" y="{bottom + 16}" class="axis group-label" '
+                       f'text-anchor="middle">{_esc(group)}</text>')
+    out.append(_legend(series, colors, legend_y))
     out.append("</svg>")
     return "".join(out)
 
@@ -107,9 +171,11 @@ def _hops_chart(methods: dict) -> str:
 def _latency_chart(methods: dict) -> str:
     rows = {m: [r["latency_ms"] for r in s.get("results", []) if r.get("latency_ms") is not None]
             for m, s in methods.items()}
-    top, row_h, left, right = 40, 44, 150, W - 30
+    top, row_h, right = 40, 44, W - 30
+    left = _label_room(list(rows))
     height = top + row_h * max(1, len(rows)) + 30
-    hi = max((max(v) for v in rows.values() if v), default=1.0) or 1.0
+    ticks = nice_ticks(max((max(v) for v in rows.values() if v), default=1.0) or 1.0)
+    hi = ticks[-1]
 
     def x(v: float) -> float:
         return left + (right - left) * v / hi
@@ -118,13 +184,14 @@ def _latency_chart(methods: dict) -> str:
            'role="img" aria-label="Latency per question">',
            '<text x="10" y="18" class="title">Latency per question (ms): box p25–p75, median, '
            'whiskers min–max, tick p90</text>']
-    for i in range(5):
-        v = hi * i / 4
+    for v in ticks:
         out.append(f'<line x1="{x(v):.1f}" x2="{x(v):.1f}" y1="{top - 8}" y2="{height - 24}" class="grid"/>'
-                   f'<text x="{x(v):.1f}" y="{height - 10}" class="axis" text-anchor="middle">{v:.0f}</text>')
+                   f'<text x="{x(v):.1f}" y="{height - 10}" class="axis tick" text-anchor="middle" '
+                   f'data-value="{v:g}">{_tick_text(v)}</text>')
     for i, (method, values) in enumerate(rows.items()):
         cy = top + i * row_h + row_h / 2
-        out.append(f'<text x="{left - 8}" y="{cy + 4:.1f}" class="axis" text-anchor="end">{_esc(method)}</text>')
+        out.append(f'<text x="{left - 8}" y="{cy + 4:.1f}" class="axis method-label" '
+                   f'text-anchor="end">{_esc(method)}</text>')
         if not values:
             continue
         q = {p: percentile(values, p) for p in (0, 25, 50, 75, 90, 100)}
@@ -144,7 +211,8 @@ def _latency_chart(methods: dict) -> str:
 
 
 def _backtracks_chart(methods: dict) -> str:
-    top, row_h, left, right = 40, 34, 150, W - 120
+    top, row_h, right = 40, 34, W - 120
+    left = _label_room(list(methods))
     height = top + row_h * max(1, len(methods)) + 40
     out = [f'<svg id="chart-backtracks" class="chart" viewBox="0 0 {W} {height}" width="{W}" height="{height}" '
            'role="img" aria-label="Backtracks per question">',
@@ -152,7 +220,8 @@ def _backtracks_chart(methods: dict) -> str:
     for i, (method, s) in enumerate(methods.items()):
         counts = [min(3, int(r.get("backtracks") or 0)) for r in s.get("results", [])]
         y = top + i * row_h
-        out.append(f'<text x="{left - 8}" y="{y + 17}" class="axis" text-anchor="end">{_esc(method)}</text>')
+        out.append(f'<text x="{left - 8}" y="{y + 17}" class="axis method-label" '
+                   f'text-anchor="end">{_esc(method)}</text>')
         x0 = float(left)
         for b, bucket in enumerate(BUCKETS):
             share = counts.count(b) / len(counts) if counts else 0.0

@@ -64,6 +64,12 @@ def _short_num(value: Any) -> str:
     return _short(_num(value), 6)
 
 
+def _tail_and_p(cand: dict) -> str:
+    """`→ tail · p 0.123` within a candidate box: the tail gives way, so p is always shown whole."""
+    p = f" · p {_short_num(cand.get('p'))}"
+    return f"→ {_short(cand.get('tail'), max(4, CAND_CHARS - 2 - len(p)))}{p}"
+
+
 def by_score(candidates: list[dict]) -> list[dict]:
     """Candidates best first by the score p and N_eff come from; retrieval rank breaks ties.
 
@@ -152,8 +158,7 @@ def _svg(steps: list[dict], backtracks: list[dict]) -> str:
                                f'<rect x="{x0 + 24}" y="{y}" width="{CAND_W}" height="{CAND_H}" rx="5"/>',
                                [(x0 + 32, y + 16, _short(f"#{_num(cand.get('rank'))} {cand.get('relation') or ''}",
                                                          CAND_CHARS)),
-                                (x0 + 32, y + 32, f"→ {_short(cand.get('tail'), CAND_CHARS - 12)} · p "
-                                                  f"{_short_num(cand.get('p'))}")],
+                                (x0 + 32, y + 32, _tail_and_p(cand))],
                                clip=(f"clip-{i}-{k}", x0 + 26, y + 1, CAND_W - 4, CAND_H - 2)))
             tallest = max(tallest, y + CAND_H)
         if step.get("revised_as") in col:

@@ -1,0 +1,108 @@
+"""What the command line prints is the text it was given: no markup, no emoji codes, no clipped labels.
+
+Every error message and hint in kgtool's source (the string parts of each
+`raise ...Error(...)`, and the install hint of every extra) is printed through
+the CLI's own consoles; brackets (`pip install 'kgtool[bge]'`), markup-like
+words (`[yellow]`) and colon words (`a:b:1`, an emoji code to rich) must come
+out as written.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from kgtool.errors import MissingExtraError
+
+PACKAGE = Path(__file__).resolve().parent.parent / "kgtool"
+PROBE = "kgtool[bge] [yellow]x[/] a:b:1 :smile:"
+
+
+def _raised_messages() -> list[str]:
+    """The message templates of every `raise SomethingError(...)` in kgtool, placeholders filled with PROBE."""
+    messages = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)):
+                continue
+            for arg in node.exc.args[:1]:
+                text = _template(arg)
+                if text:
+                    messages.append(text)
+    return messages
+
+
+def _template(node) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else PROBE for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _template(node.left) + _template(node.right)
+    return ""
+
+
+def _extras() -> list[str]:
+    text = (PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8")
+    block = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    return re.findall(r"^([a-z][a-z0-9-]*) = \[", block, flags=re.M)
+
+
+def _printed(render) -> str:
+    from kgtool.cli import present
+
+    out = present.make_console(width=10_000)
+    out.file = io.StringIO()
+    render(out)
+    return out.file.getvalue()
+
+
+def test_every_error_message_and_hint_prints_as_written():
+    from kgtool.cli.present import print_error, print_notice
+
+    messages = _raised_messages() + [str(MissingExtraError("x", extra, "y")) for extra in _extras()]
+    assert len(messages) > 100, "the scan found too few messages: it is not reading the source"
+    assert any("kgtool[" in m for m in messages)
+    for message in messages:
+        assert _printed(lambda out: print_error(message, out)).strip() == f"error: {message}".strip()
+        assert _printed(lambda out: print_notice("note", message, out=out)).strip() == f"note {message}".strip()
+
+
+def test_the_cli_consoles_read_no_markup_and_no_emoji():
+    from kgtool.cli import present
+
+    for console in (present.console, present.err_console):
+        assert console._markup is False and console._emoji is False
+    assert _printed(lambda out: out.print(PROBE)).strip() == PROBE
+
+
+def test_a_setting_value_is_echoed_as_typed():
+    from kgtool.cli import main
+
+    # the wrong type is reported with the value as typed: brackets and colons included
+    out = CliRunner().invoke(main, ["ask", "who?", "--set", "tau_max=[a:b:1]"], env={"NEO4J_URI": "bolt://127.0.0.1:1"})
+    assert out.exit_code == 2
+    assert "setting tau_max must be int, got '[a:b:1]'" in out.output, out.output
+
+
+def test_a_candidate_label_shows_its_p_whole():
+    from kgtool.reason.trace_html import CAND_CHARS, render_trace_html
+
+    cand = {"fact_id": "f1", "rank": 1, "score": 0.1, "p": 3e-7, "head": "A", "relation": "r",
+            "tail": "A very long entity name that fills the box", "evidence": "e", "discarded": False}
+    trace = {"run": {"id": "run-1", "method": "m", "agents": "offline", "status": "answered", "question": "q",
+                     "answer": "a", "latency_ms": 1.0, "tokens": 0},
+             "steps": [{"id": "s1", "hop": 1, "attempt": 0, "query": "q", "entity": "A", "state": "resolved",
+                        "neff": 1.0, "gamma": 1.5, "chosen": "f1", "generated_answer": None, "revised_as": None,
+                        "verdicts": [], "candidates": [cand]}],
+             "backtracks": []}
+    page = render_trace_html(trace)
+    lines = [re.sub(r"<[^>]+>", "", t) for t in re.findall(r"<text[^>]*>(.*?)</text>", page) if "· p" in t]
+    assert lines, "no candidate line with its p"
+    for line in lines:
+        assert line.endswith("· p &lt;0.001"), line
+        assert len(line.replace("&lt;", "<")) <= CAND_CHARS, line
