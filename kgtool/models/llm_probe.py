@@ -65,12 +65,14 @@ def _get_json(url: str, timeout: float) -> dict | None:
         return None
 
 
-def context_length(base_url: str | None, timeout: float = 5.0) -> int:
-    """The served context in tokens (llama.cpp's /props, else a model's n_ctx_train), 0 when not told."""
+def context_length(base_url: str | None, timeout: float = 5.0, *, fresh: bool = False) -> int:
+    """The served context in tokens (llama.cpp's /props, else a model's n_ctx_train), 0 when not told.
+
+    Asked once per endpoint and process unless `fresh`."""
     if not base_url:
         return 0
     with _lock:
-        if base_url in _contexts:
+        if base_url in _contexts and not fresh:
             return _contexts[base_url]
     found = 0
     props = _get_json(_root(base_url) + "/props", min(timeout, 5.0))
@@ -134,7 +136,7 @@ def capabilities(base_url: str, model: str, api_key: str | None = None, timeout:
     import openai
 
     found = Capabilities(base_url, model, models=list_models(base_url, min(timeout, 10.0)),
-                         context=context_length(base_url, timeout))
+                         context=context_length(base_url, timeout, fresh=True))
     client = openai.OpenAI(base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0)
     for form, (prompt, response_format) in _PROBES.items():
         try:
