@@ -49,6 +49,7 @@ _ENV = {
     "KGTOOL_LLM_SERVER_THREADS": "llm_server_threads",
     "KGTOOL_LLM_SERVER_CONTEXT": "llm_server_context",
     "KGTOOL_LINKER": "linker",
+    "KGTOOL_CONSOLE_TIMEOUT": "console_timeout",
 }
 
 
@@ -73,6 +74,9 @@ class Settings:
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
     neo4j_database: str = "neo4j"
+    # the analysts' console (`kgtool cypher`, KnowledgeGraph.query): each statement's time limit,
+    # a duration such as 30s or 2m, 0 for none
+    console_timeout: str = "60s"
     # models
     embedder: str = "auto"  # auto | bge-m3 | minilm | <sentence-transformers directory>
     embedding_dim: int = 384

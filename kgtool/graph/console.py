@@ -10,13 +10,18 @@ read operator, a procedure from a named read-only set, or a SHOW command about
 the schema. Anything else, including operators a future Neo4j adds, is refused
 with the reason. The statement then still runs in a read transaction, which
 the server itself refuses to let write.
+
+Every console statement also runs under a time limit (`console_timeout`,
+KGTOOL_CONSOLE_TIMEOUT, `kgtool cypher --timeout 30s`; default 60 s, `0` or
+`none` for none): the server ends a statement that runs longer, and the error
+says it was the console's limit and how to raise it.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from kgtool.errors import ReadOnlyViolation
+from kgtool.errors import ConfigError, DatabaseError, ReadOnlyViolation
 
 # Plan operators that only read the graph (names as Neo4j 5 reports them,
 # without the "(All)"/"(Into)" variant and the "@database" suffix).
@@ -62,6 +67,10 @@ READ_PROCEDURES = frozenset({
     "db.index.vector.queryNodes", "db.index.vector.queryRelationships", "db.ping", "db.info",
     "dbms.components",
 })
+
+DEFAULT_TIMEOUT = "60s"
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 _PREFIX = re.compile(r"^\s*(EXPLAIN|PROFILE)\b\s*", re.IGNORECASE)
 _COMMENT_LINE = re.compile(r"^\s*//[^\n]*(\n|$)")
@@ -181,3 +190,39 @@ def plan_lines(plan: dict, *, profiled: bool = False) -> list[str]:
 
     visit(plan, 0)
     return lines
+
+
+def parse_timeout(value) -> float | None:
+    """A console time limit in seconds from `30s`, `500ms`, `2m`, `1h`, a number of seconds, or
+    `0`/`none`/`off` for no limit (None)."""
+    if value is None or isinstance(value, bool):
+        raise ConfigError(f"console timeout {value!r}: give a duration such as 30s, 500ms or 2m (0 for none)")
+    if isinstance(value, (int, float)):
+        seconds = float(value)
+    else:
+        text = str(value).strip().lower()
+        if text in ("none", "off", "no"):
+            return None
+        match = _DURATION.match(text)
+        if not match:
+            raise ConfigError(f"console timeout {value!r}: give a duration such as 30s, 500ms or 2m (0 for none)")
+        seconds = float(match.group(1)) * _UNIT_SECONDS[(match.group(2) or "s").lower()]
+    if seconds < 0:
+        raise ConfigError(f"console timeout {value!r} is negative; give a duration such as 30s (0 for none)")
+    return seconds or None
+
+
+def describe_seconds(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:g} s"
+
+
+def timed_out(exc: BaseException) -> bool:
+    """True when the server ended a statement for running past its transaction timeout."""
+    return "TransactionTimedOut" in (getattr(exc, "code", None) or "")
+
+
+def timeout_error(seconds: float) -> DatabaseError:
+    return DatabaseError(
+        f"the query ran longer than the console's time limit of {describe_seconds(seconds)} and was stopped "
+        "(nothing was changed); allow more with --timeout (e.g. --timeout 5m, 0 for none) or "
+        "KGTOOL_CONSOLE_TIMEOUT, or narrow the query")

@@ -27,6 +27,19 @@ Formats (`read_documents(path, format)`):
 - ``text``: a ``.txt`` file, or a directory of them (searched recursively); each
   file is a document and its blank-line separated paragraphs are passages.
 
+Duplicates (`on_duplicate`, `--on-duplicate`): a document is named by its title
+(hotpotqa, musique, 2wiki: within the file), its id (jsonl) or its file (text).
+A record naming a document already read with the same text adds nothing (it is
+counted as a repeat). With other text, the policy decides, and the summary counts
+and lists every such record:
+
+- ``merge`` (default for the title formats): the texts are passages of the one
+  document, in reading order (a HotpotQA corpus object with a title twice, which
+  plain JSON reading would silently reduce to its last entry, included);
+- ``error`` (default for jsonl): the later record is refused as a bad record
+  naming the first (skipped and listed, exit 1; --strict writes nothing);
+- ``skip``: the first record is kept and the later ones skipped, listed.
+
 Corpus paragraphs stay whole (they are the unit benchmarks name as gold);
 ``text`` and ``jsonl`` passages longer than `max_passage_chars` are cut at
 sentence boundaries. A bad record (not JSON, no text, a wrong type) is skipped
@@ -55,6 +68,7 @@ from kgtool.ingest.write_behind import write_behind
 from kgtool.retrieve.passages import embed_passages
 
 FORMATS = ("hotpotqa", "musique", "2wiki", "jsonl", "text")
+ON_DUPLICATE = ("merge", "error", "skip")
 MAX_TITLE_CHARS = 1_000
 MAX_PASSAGE_CHARS = 3_000
 
@@ -89,6 +103,9 @@ class DocReadResult:
     format: str
     documents: list[DocumentRecord] = field(default_factory=list)
     bad: list[BadRecord] = field(default_factory=list)
+    on_duplicate: str = "merge"
+    duplicates: list[str] = field(default_factory=list)  # records naming a document read before, other text
+    repeats: int = 0  # records naming a document read before with the same text (nothing to add)
 
 
 # ------------------------------------------------------------------------------- sentences
@@ -151,8 +168,9 @@ def guess_format(path: Path) -> str:
 
 
 def read_documents(path: str | Path, format: str | None = None, *,
-                   max_passage_chars: int = MAX_PASSAGE_CHARS) -> DocReadResult:
-    """Read a document collection; see the module docstring for the formats."""
+                   max_passage_chars: int = MAX_PASSAGE_CHARS, on_duplicate: str | None = None) -> DocReadResult:
+    """Read a document collection; see the module docstring for the formats and for duplicates
+    (on_duplicate: merge, error or skip; None for the format's default)."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
@@ -161,7 +179,10 @@ def read_documents(path: str | Path, format: str | None = None, *,
         raise ConfigError(f"unknown document format {fmt!r}; use one of {', '.join(FORMATS)}")
     if path.is_dir() and fmt != "text":
         raise InputError(f"{path} is a directory; only --format text reads directories (of .txt files)")
-    result = DocReadResult(str(path), fmt)
+    policy = on_duplicate or ("error" if fmt == "jsonl" else "merge")
+    if policy not in ON_DUPLICATE:
+        raise ConfigError(f"unknown duplicate policy {on_duplicate!r}; use one of {', '.join(ON_DUPLICATE)}")
+    result = DocReadResult(str(path), fmt, on_duplicate=policy)
     builder = _Builder(result, max_passage_chars)
     if fmt == "text":
         _read_text(path, builder)
@@ -189,12 +210,32 @@ class _Builder:
         if doc is None:
             doc = self._docs[doc_id] = DocumentRecord(doc_id, title, source, where)
             self.result.documents.append(doc)
+        elif not self._duplicate(doc, where, pieces):
+            return
         for text, starts in pieces:
             if text in self._texts[doc_id]:
                 continue  # the same paragraph twice in one document is one passage
             self._texts[doc_id].add(text)
             position = len(doc.passages)
             doc.passages.append(PassageRecord(f"{doc_id}#{position}", doc_id, title, text, starts, position))
+
+    def _duplicate(self, doc: DocumentRecord, where: str, pieces) -> bool:
+        """A record naming `doc`, read before: True when its passages are to be added (see ON_DUPLICATE)."""
+        if all(text in self._texts[doc.id] for text, _ in pieces):
+            self.result.repeats += 1  # the same text again: one passage, nothing lost
+            return False
+        name = f"document {doc.title or doc.id!r}"
+        policy = self.result.on_duplicate
+        if policy == "error":
+            raise _Bad(f"{name} was already read at {doc.where} with other text; nothing of this record was "
+                       "kept (--on-duplicate merge keeps both texts as passages, skip keeps the first quietly)")
+        if policy == "skip":
+            self.result.duplicates.append(f"{where}: skipped: {name} was already read at {doc.where} "
+                                          "with other text (--on-duplicate skip)")
+            return False
+        self.result.duplicates.append(f"{where}: merged: {name} was already read at {doc.where}; this text "
+                                      "is another passage of it (--on-duplicate merge)")
+        return True
 
     def bad(self, where: str, reason: str) -> None:
         self.result.bad.append(BadRecord(where, reason))
@@ -224,9 +265,22 @@ def _sentences(value: Any) -> list[str]:
     return value
 
 
+class _Pairs(dict):
+    """A JSON object that remembers every (key, value) pair in order, a key given twice included
+    (a plain dict keeps the last value of a repeated key and drops the others without a word)."""
+
+    pairs: list
+
+
+def _object_pairs(pairs: list) -> dict:
+    obj = _Pairs(pairs)
+    obj.pairs = pairs
+    return obj
+
+
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
+        return json.loads(path.read_text(encoding="utf-8-sig"), object_pairs_hook=_object_pairs)
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
@@ -245,7 +299,7 @@ def _read_corpus(path: Path, fmt: str, builder: _Builder) -> None:
         if fmt != "hotpotqa":
             raise InputError(f"{path}: a JSON object of title -> sentences is the HotpotQA corpus; "
                              f"pass --format hotpotqa (or give {fmt} as a list of {{\"title\", \"text\"}})")
-        for title, sentences in data.items():
+        for title, sentences in getattr(data, "pairs", data.items()):
             where = f"{path}:{title!r:.80}"
             try:
                 name = _title(title)
@@ -313,11 +367,12 @@ def _read_jsonl(path: Path, builder: _Builder) -> None:
             if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or not str(raw_id).strip():
                 raise _Bad('missing "id" (a string or number that names the document)')
             doc_id = str(raw_id).strip()
-            if doc_id in seen:
-                raise _Bad(f"duplicate id {doc_id!r} (first at line {seen[doc_id]})")
+            if doc_id in seen and builder.result.on_duplicate == "error":
+                raise _Bad(f"duplicate id {doc_id!r} (first at line {seen[doc_id]}); nothing of this record "
+                           "was kept (--on-duplicate merge keeps both texts as passages, skip keeps the first)")
             title = _title(record["title"]) if record.get("title") is not None else ""
             pieces = chunk(_text(record.get("text")), builder.max_chars)
-            seen[doc_id] = str(lineno)
+            seen.setdefault(doc_id, str(lineno))
             builder.add(doc_id, title, source, where, pieces)
         except _Bad as bad:
             builder.bad(where, str(bad))
@@ -361,6 +416,9 @@ class DocIngestSummary:
     relations_embedded: int = 0
     passages_embedded: int = 0
     skipped: list[BadRecord] = field(default_factory=list)
+    on_duplicate: str = "merge"
+    duplicates: list[str] = field(default_factory=list)  # merged or skipped records (refused ones are in skipped)
+    repeats: int = 0
     seconds: float = 0.0
 
     @property
@@ -377,7 +435,9 @@ class DocIngestSummary:
                 "facts_per_passage": round(self.facts_per_passage, 3), "entities": self.entities,
                 "relations": self.relations, "relations_embedded": self.relations_embedded,
                 "passages_embedded": self.passages_embedded,
-                "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3)}
+                "skipped": [str(b) for b in self.skipped], "on_duplicate": self.on_duplicate,
+                "duplicates": len(self.duplicates), "duplicate_records": list(self.duplicates),
+                "repeats": self.repeats, "seconds": round(self.seconds, 3)}
 
 
 def build_gazetteer(db: Database, documents: list[DocumentRecord]) -> tuple[Gazetteer, dict[str, str]]:
@@ -453,6 +513,7 @@ def ingest_docs(
     settings=None,
     progress: Callable[[int, int], None] | None = None,
     embed_progress: Callable[[int, int], None] | None = None,
+    on_duplicate: str | None = None,
 ) -> DocIngestSummary:
     """Load a document collection; see the module docstring. One transaction per `batch_size` passages.
 
@@ -460,10 +521,11 @@ def ingest_docs(
     passages not yet embedded by it (the passage_embedding vector index, dense retrieval).
     """
     t0 = time.perf_counter()
-    result = read_documents(path, format, max_passage_chars=max_passage_chars)
+    result = read_documents(path, format, max_passage_chars=max_passage_chars, on_duplicate=on_duplicate)
     ext = make_extractor(extractor, settings)
     summary = DocIngestSummary(str(path), result.format, getattr(ext, "name", type(ext).__name__))
     summary.skipped = list(result.bad)
+    summary.on_duplicate, summary.duplicates, summary.repeats = result.on_duplicate, result.duplicates, result.repeats
     if strict and result.bad:
         shown = "\n".join(f"  {b}" for b in result.bad[:50])
         more = f"\n  ... and {len(result.bad) - 50} more" if len(result.bad) > 50 else ""
