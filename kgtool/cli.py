@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from kgtool.cli_resolve import resolve_after_ingest, resolve_cmd, resolve_option
 from kgtool.config import Settings
 from kgtool.errors import KgToolError
 
@@ -350,7 +351,8 @@ def _bulk_rows(summary) -> tuple:
               help="Load into an EMPTY local store with Neo4j's offline importer (neo4j-admin database import "
                    "full): much faster for large files; stops and restarts the local server; any bad line "
                    "refuses the whole file before anything changes.")
-def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, json_out, conflicts, bulk):
+@resolve_option
+def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, json_out, conflicts, bulk, resolve_with):
     """Ingest a knowledge-edit corpus (MQuAKE JSON or kgtool JSONL) into Neo4j.
 
     Each edit asserts its new fact and supersedes the pre-edit one; EATR keeps
@@ -365,6 +367,7 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
             summary = kg.ingest_edits(path, format=fmt, extractor=extractor, eatr=not no_eatr, strict=strict,
                                       batch=batch, batch_size=batch_size, progress=progress, conflicts=conflicts,
                                       **bulk_options)
+        resolve_after_ingest(kg, resolve_with)
     _report_ingest(path, (
         ("records read", summary.records_read), ("edits loaded", summary.edits_loaded),
         ("base facts", summary.base_facts), ("candidates", summary.candidates), ("kept", summary.kept),
@@ -386,7 +389,8 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
 @click.option("--strict", is_flag=True, help="Validate everything first; write nothing if any record is bad.")
 @click.option("--batch-size", default=500, show_default=True, help="Passages per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
-def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
+@resolve_option
+def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, resolve_with):
     """Ingest a document collection (FILE or DIR) as Documents, Passages and the facts read from them.
 
     Passages keep their text once with sentence boundaries, and are indexed for
@@ -408,6 +412,7 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
 
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
                                      progress=progress, embed_progress=embed_progress)
+        resolve_after_ingest(kg, resolve_with)
     _report_ingest(path, (
         ("format", summary.format), ("extractor", summary.extractor), ("documents", summary.documents),
         ("passages", summary.passages), ("facts", summary.facts),
@@ -430,7 +435,8 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
               help="Load into an EMPTY local store with Neo4j's offline importer (neo4j-admin database import "
                    "full): much faster for large files; stops and restarts the local server; any bad line "
                    "refuses the whole file before anything changes.")
-def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk):
+@resolve_option
+def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with):
     """Ingest a plain knowledge graph (triples) as base facts stated by the file.
 
     IRIs and names with underscores get readable names (the original kept as an
@@ -445,6 +451,7 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk):
             bulk_options = {"bulk": True, "phase": _bulk_phase(bar)} if bulk else {}
             summary = kg.ingest_facts(path, format=fmt, strict=strict, batch_size=batch_size, progress=progress,
                                       **bulk_options)
+        resolve_after_ingest(kg, resolve_with)
     _report_ingest(path, (
         ("format", summary.format), ("lines read", summary.records_read), ("triples read", summary.facts_read),
         ("facts", summary.facts), ("entities", summary.entities), ("relations", summary.relations),
@@ -977,6 +984,8 @@ def _cell(value) -> str:
         return json.dumps(value, default=str, ensure_ascii=False)
     return "" if value is None else str(value)
 
+
+main.add_command(resolve_cmd)  # entity resolution (kgtool/cli_resolve.py)
 
 if __name__ == "__main__":
     main()
