@@ -62,7 +62,7 @@ def read_pairs(path: str | Path) -> list[tuple[EntityView, EntityView, bool, str
             row = json.loads(line)
             a, b = EntityView.from_mapping(row["a"]), EntityView.from_mapping(row["b"])
             same = row["same"]
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise InputError(f"{path}:{lineno}: not a labelled pair ({exc}); expected "
                              '{"a": {"id", "name", ...}, "b": {...}, "same": true|false}') from None
         if not isinstance(same, bool):

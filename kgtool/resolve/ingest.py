@@ -43,8 +43,9 @@ def redirect_rows(rows, mapping: dict[str, str]) -> None:
             continue
         target = rows.entities.setdefault(new, {"id": new, "name": row["name"], "norm": row["norm"], "qid": None,
                                                 "aliases": []})
+        # the survivor exists (its row only adds aliases; ingest/merge_entities skips its own name)
         for alias in [row["name"], *row["aliases"]]:
-            if alias and alias != target["name"] and alias not in target["aliases"]:
+            if alias and alias not in target["aliases"]:
                 target["aliases"].append(alias)
     for fact in rows.facts.values():
         fact["head_id"] = mapping.get(fact["head_id"], fact["head_id"])
