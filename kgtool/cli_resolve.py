@@ -64,7 +64,7 @@ def _print_merges(rows: list[dict], title: str, limit: int = 50) -> None:
               help="Which resolver proposes merges (the id resolver always runs first).")
 @click.option("--min-score", type=float, default=None, help="The resolver's threshold (default: its own).")
 @click.option("--dry-run", is_flag=True, help="List the merges with scores and write nothing.")
-@click.option("--undo", "undo_id", default=None, metavar="MERGE_ID", help="Undo one merge exactly.")
+@click.option("--undo", "undo_id", default=None, metavar="ID", help="Undo one merge exactly (its id from `kgtool resolve list`).")
 @click.option("--near-misses", "record", is_flag=True,
               help="Also record pairs left apart as MAYBE_SAME_AS (cypher/analyst/resolve_near_misses.cypher).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the report as JSON.")
