@@ -155,38 +155,40 @@ class FuzzyResolver(Resolver):
         return f"names {best[1]!r} ~ {best[2]!r} ({score:.3f})"
 
     def pairs(self, views, focus=None):
-        # every normalised name against every other in RapidFuzz's C++ loop, keeping those
-        # over the floor; then each entity pair is scored on all its names
+        # the names of the focus (every entity without one) against every name, in RapidFuzz's
+        # C++ loop, keeping those over the floor; each entity pair is then scored on all its names
         process = self._fuzz.process
-        names: list[str] = []
-        owner: list[int] = []
-        for i, v in enumerate(views):
-            for key in v.keys:
-                names.append(key)
-                owner.append(i)
-        if len(names) < 2:
+        names, owner = _name_table(views)
+        rows = [k for k, i in enumerate(owner) if focus is None or views[i].id in focus]
+        if len(names) < 2 or not rows:
             return
         cutoff = max(0.0, (self.min_score - NEAR) * 100)
         seen: set[tuple[int, int]] = set()
         step = 2000
-        for start in range(0, len(names), step):
-            block = names[start:start + step]
+        for start in range(0, len(rows), step):
+            block = rows[start:start + step]
+            queries = [names[k] for k in block]
             for scorer in (self._fuzz.fuzz.ratio, self._fuzz.fuzz.token_sort_ratio):
-                matrix = process.cdist(block, names, scorer=scorer, score_cutoff=cutoff, dtype=np.uint8, workers=1)
-                rows, cols = np.nonzero(matrix)
-                for r, c in zip(rows.tolist(), cols.tolist()):
-                    i, j = owner[start + r], owner[c]
-                    if i >= j:
-                        continue
-                    if (i, j) in seen:
+                matrix = process.cdist(queries, names, scorer=scorer, score_cutoff=cutoff, dtype=np.uint8, workers=1)
+                for r, c in zip(*(x.tolist() for x in np.nonzero(matrix))):
+                    i, j = sorted((owner[block[r]], owner[c]))
+                    if i == j or (i, j) in seen:
                         continue
                     seen.add((i, j))
-                    a, b = views[i], views[j]
-                    if focus is not None and a.id not in focus and b.id not in focus:
-                        continue
-                    cand = self._candidate(a, b)
+                    cand = self._candidate(views[i], views[j])
                     if cand:
                         yield cand
+
+
+def _name_table(views: list[EntityView]) -> tuple[list[str], list[int]]:
+    """Every normalised name of every view, and the index of the view it belongs to."""
+    names: list[str] = []
+    owner: list[int] = []
+    for i, v in enumerate(views):
+        for key in sorted(v.keys):
+            names.append(key)
+            owner.append(i)
+    return names, owner
 
 
 class EmbeddingResolver(Resolver):
@@ -233,27 +235,24 @@ class EmbeddingResolver(Resolver):
         return f"name embedding cosine, relation profiles {'agree' if profile_agreement(a, b) > 0 else 'differ'} ({score:.3f})"
 
     def pairs(self, views, focus=None):
-        keys = [(i, k) for i, v in enumerate(views) for k in sorted(v.keys)]
-        if len(keys) < 2:
+        names, owner = _name_table(views)
+        rows = [k for k, i in enumerate(owner) if focus is None or views[i].id in focus]
+        if len(names) < 2 or not rows:
             return
-        self._embed(k for _, k in keys)
-        matrix = np.stack([self._vectors[k] for _, k in keys])
-        owner = np.array([i for i, _ in keys])
+        self._embed(names)
+        matrix = np.stack([self._vectors[k] for k in names])
         floor = self.min_score - NEAR
         seen: set[tuple[int, int]] = set()
         step = 1024
-        for start in range(0, len(keys), step):
-            sims = matrix[start:start + step] @ matrix.T
-            rows, cols = np.nonzero(sims >= floor)
-            for r, c in zip(rows.tolist(), cols.tolist()):
-                i, j = int(owner[start + r]), int(owner[c])
-                if i >= j or (i, j) in seen:
+        for start in range(0, len(rows), step):
+            block = rows[start:start + step]
+            sims = matrix[block] @ matrix.T
+            for r, c in zip(*(x.tolist() for x in np.nonzero(sims >= floor))):
+                i, j = sorted((owner[block[r]], owner[c]))
+                if i == j or (i, j) in seen:
                     continue
                 seen.add((i, j))
-                a, b = views[i], views[j]
-                if focus is not None and a.id not in focus and b.id not in focus:
-                    continue
-                cand = self._candidate(a, b)
+                cand = self._candidate(views[i], views[j])
                 if cand:
                     yield cand
 
