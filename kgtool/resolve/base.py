@@ -137,7 +137,7 @@ def guard(a: EntityView, b: EntityView) -> str | None:
     for view in (a, b):
         if any(link.other_id == view.id for link in view.links):
             return f"{view.name!r} has a fact about itself (two things under one name?)"
-    if a.kind and b.kind and normalize(a.kind) != normalize(b.kind):
+    if a.kind and b.kind and _kind_family(a.kind) != _kind_family(b.kind):
         return f"different kinds ({a.kind}, {b.kind})"
     shared = {r for r, out in a.relations() if out} & {r for r, out in b.relations() if out}
     agree, differ = 0, []
@@ -156,6 +156,15 @@ def guard(a: EntityView, b: EntityView) -> str | None:
         # sources (a file and an edit about one slot), which the conflict policy settles.
         return f"their facts disagree on {', '.join(differ)} and agree on nothing"
     return None
+
+
+# a quoted title and a capitalised name are both names to the document parser (kgtool.ingest.doc_extract)
+_KIND_FAMILIES = {"quoted": "name"}
+
+
+def _kind_family(kind: str) -> str:
+    kind = normalize(kind)
+    return _KIND_FAMILIES.get(kind, kind)
 
 
 def profile_agreement(a: EntityView, b: EntityView) -> float:
