@@ -159,3 +159,13 @@ def test_the_default_resolver_is_the_best_f1_with_precision_at_least_098_on_the_
     # relation at all (Georgia the country, Georgia the state) gets through, as under exact
     assert not [m for m in best.false_merges if "father" in m]
     assert [m for m in best.false_merges if "places" in m] == ["Georgia = Georgia (places sharing a name)"]
+
+
+def test_kinds_read_by_the_document_parser_keep_numbers_and_names_apart():
+    year = view("name:1984", "1984", kind="number")
+    book = view("name:1984 novel", "1984.", kind="name")
+    assert "kinds" in guard(year, book)
+    quoted = view("name:hey jude song", "Hey Jude!", kind="quoted")
+    named = view("name:hey jude", "Hey Jude", kind="name")
+    assert guard(quoted, named) is None and merged([quoted, named]) == {("name:hey jude", "name:hey jude song")} \
+        or merged([quoted, named]) == {("name:hey jude song", "name:hey jude")}
