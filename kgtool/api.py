@@ -179,6 +179,46 @@ class KnowledgeGraph:
         self.reset_caches()
         return summary
 
+    # --- entity resolution ---------------------------------------------------------
+    def resolve(self, resolver: str = "exact", *, min_score: float | None = None, dry_run: bool = False,
+                focus=None, record_near_misses: bool = False, **settings):
+        """Merge entities that are one thing (kgtool.resolve); returns a ResolveReport.
+
+        resolver: exact, fuzzy, embedding or id (the id resolver always runs first) or none;
+        min_score: the named resolver's threshold; focus: None (every pair), entity ids, or
+        "unchecked" (what ingests wrote since the last such pass). Each merge is recorded as
+        an (:EntityMerge) node that `merges`, `explain_merge` and `undo_merge` read.
+        """
+        from kgtool.resolve.store import resolve
+
+        if resolver == "embedding" and "embedder" not in settings:
+            settings["embedder"] = self.embedder
+        report = resolve(self.db, resolver, min_score=min_score, dry_run=dry_run, focus=focus,
+                         record_near_misses=record_near_misses, **settings)
+        if report.merges and not dry_run:
+            self.reset_caches()
+        return report
+
+    def undo_merge(self, merge_id: str) -> dict:
+        """Undo one entity merge exactly (kgtool.resolve.store.undo)."""
+        from kgtool.resolve.store import undo
+
+        result = undo(self.db, merge_id)
+        self.reset_caches()
+        return result
+
+    def merges(self, resolver: str | None = None, limit: int = 1000) -> list[dict]:
+        """The entity merges in the graph, newest first."""
+        from kgtool.resolve.store import list_merges
+
+        return list_merges(self.db, resolver, limit)
+
+    def explain_merge(self, merge_id: str) -> dict:
+        """One merge's record, its survivor, and the moved facts with their sources."""
+        from kgtool.resolve.store import explain
+
+        return explain(self.db, merge_id)
+
     # --- answering --------------------------------------------------------------
     def default_agents(self) -> str:
         """`llm` when an endpoint is configured, else `offline`."""

@@ -15,11 +15,11 @@ LAYERS = {
     "errors": 0, "config": 0,
     "core": 1,
     "graph": 2, "models": 2,
-    "ingest": 3, "retrieve": 3,
+    "ingest": 3, "retrieve": 3, "resolve": 3,
     "reason": 4,
     "eval": 5,
     "api": 6,
-    "cli": 7, "__init__": 7, "__main__": 7,
+    "cli": 7, "cli_resolve": 7, "__init__": 7, "__main__": 7,
 }
 
 

@@ -6,6 +6,7 @@ import sys
 import click
 
 from kgtool.cli.app import connect
+from kgtool.cli_resolve import resolve_after_ingest, resolve_option
 from kgtool.cli.present import write_json
 from kgtool.cli.present.reports import (bulk_phase, bulk_rows, ingest_progress, new_and_present, print_delete,
                                         print_ingest)
@@ -45,7 +46,8 @@ def ingest():
                    "run, then later line) wins and the earlier is marked superseded-by-conflict; keep-all = both "
                    "stay in force, flagged; fail = refuse the file and write nothing.")
 @click.option("--bulk", is_flag=True, help=_BULK_HELP)
-def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, json_out, conflicts, bulk):
+@resolve_option
+def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, json_out, conflicts, bulk, resolve_with):
     """Ingest a knowledge-edit corpus (MQuAKE JSON or kgtool JSONL) into Neo4j.
 
     Each edit asserts its new fact and supersedes the pre-edit one; EATR keeps
@@ -60,6 +62,7 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
             summary = kg.ingest_edits(path, format=fmt, extractor=extractor, eatr=not no_eatr, strict=strict,
                                       batch=batch, batch_size=batch_size, progress=progress, conflicts=conflicts,
                                       **bulk_options)
+        resolve_after_ingest(kg, resolve_with)
     _finish(path, (
         ("records read", summary.records_read), ("edits loaded", summary.edits_loaded),
         *new_and_present(summary, "edits_loaded", "edits"),
@@ -83,7 +86,8 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
 @click.option("--strict", is_flag=True, help="Validate everything first; write nothing if any record is bad.")
 @click.option("--batch-size", default=500, show_default=True, help="Passages per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
-def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
+@resolve_option
+def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, resolve_with):
     """Ingest a document collection (FILE or DIR) as Documents, Passages and the facts read from them.
 
     Passages keep their text once with sentence boundaries, and are indexed for
@@ -105,6 +109,7 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
 
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
                                      progress=progress, embed_progress=embed_progress)
+        resolve_after_ingest(kg, resolve_with)
     _finish(path, (
         ("format", summary.format), ("extractor", summary.extractor), ("documents", summary.documents),
         ("passages", summary.passages), *new_and_present(summary, "passages", "passages"),
@@ -125,7 +130,8 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
 @click.option("--batch-size", default=5000, show_default=True, help="Facts per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
 @click.option("--bulk", is_flag=True, help=_BULK_HELP)
-def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk):
+@resolve_option
+def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with):
     """Ingest a plain knowledge graph (triples) as base facts stated by the file.
 
     IRIs and names with underscores get readable names (the original kept as an
@@ -140,6 +146,7 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk):
             bulk_options = {"bulk": True, "phase": bulk_phase(bar)} if bulk else {}
             summary = kg.ingest_facts(path, format=fmt, strict=strict, batch_size=batch_size, progress=progress,
                                       **bulk_options)
+        resolve_after_ingest(kg, resolve_with)
     _finish(path, (
         ("format", summary.format), ("lines read", summary.records_read), ("triples read", summary.facts_read),
         ("facts", summary.facts), *new_and_present(summary, "facts", "facts"),

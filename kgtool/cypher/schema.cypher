@@ -26,6 +26,10 @@ CREATE CONSTRAINT link_index_id IF NOT EXISTS FOR (n:LinkIndex) REQUIRE n.id IS 
 CREATE INDEX edit_case IF NOT EXISTS FOR (n:Edit) ON (n.case_id);
 CREATE INDEX edit_batch IF NOT EXISTS FOR (n:Edit) ON (n.batch);
 CREATE INDEX edit_slot IF NOT EXISTS FOR (n:Edit) ON (n.slot);
+CREATE INDEX edit_subject IF NOT EXISTS FOR (n:Edit) ON (n.subject_id);
+CREATE INDEX edit_object IF NOT EXISTS FOR (n:Edit) ON (n.object_id);
+CREATE CONSTRAINT entity_merge_id IF NOT EXISTS FOR (n:EntityMerge) REQUIRE n.id IS UNIQUE;
+CREATE INDEX merged_entity_id IF NOT EXISTS FOR (n:MergedEntity) ON (n.id);
 CREATE INDEX entity_norm IF NOT EXISTS FOR (n:Entity) ON (n.norm);
 CREATE INDEX run_question IF NOT EXISTS FOR (n:Run) ON (n.question_id);
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.alias_text]

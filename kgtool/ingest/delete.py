@@ -13,7 +13,8 @@ edit, document and stated fact that came from the file). In ONE transaction it:
 4. re-applies the conflict policies of the touched slots (an edit overridden only by a
    deleted one is in force again) and recomputes fact status, so a fact a deleted edit
    had superseded is active again;
-5. removes entities and relations nothing uses any more.
+5. removes entities and relations nothing uses any more, and the records of entity merges
+   (kgtool.resolve) nothing is left of.
 
 With dry_run the same statements run and the transaction is rolled back, so the
 report is exactly what the deletion would do. Entities keep aliases a deleted source
@@ -50,6 +51,7 @@ class DeleteReport:
     edit_changes: list[dict] = field(default_factory=list)  # edit_id, before, after, superseded_by
     entities_deleted: list[str] = field(default_factory=list)
     relations_deleted: list[str] = field(default_factory=list)
+    merges_dropped: list[str] = field(default_factory=list)  # entity merges nothing was left of
 
     @property
     def facts_restored(self) -> list[dict]:
@@ -64,7 +66,7 @@ class DeleteReport:
             "facts_retracted": self.facts_retracted, "facts_reverted": self.facts_reverted,
             "facts_restored": self.facts_restored, "status_changes": self.status_changes,
             "edit_changes": self.edit_changes, "entities_deleted": self.entities_deleted,
-            "relations_deleted": self.relations_deleted,
+            "relations_deleted": self.relations_deleted, "merges_dropped": self.merges_dropped,
         }
 
 
@@ -133,6 +135,7 @@ def _run(tx, report: DeleteReport, edit_ids, batches, document_ids, source_ids, 
                                                            entity_ids=found["entity_ids"])]
     report.relations_deleted = [r["relation_key"] for r in run(tx, "delete/orphan_relations",
                                                                relation_keys=found["relation_keys"])]
+    report.merges_dropped = [r["merge_id"] for r in run(tx, "delete/orphan_merges")]
 
 
 def _check_found(found: dict, edit_ids, batches, document_ids, source_ids) -> None:

@@ -84,10 +84,13 @@ class DocTriple:
 
 @dataclass
 class PassageExtraction:
-    """What extraction found in one passage: triples and every linked entity (id -> name)."""
+    """What extraction found in one passage: triples and every linked entity (id -> name), and
+    for mentions no known name matched, the kind the parser read them as (id -> quoted | name |
+    number): the entity text creates is typed, and entity resolution keeps kinds apart."""
 
     triples: list[DocTriple] = field(default_factory=list)
     entities: dict[str, str] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
 
 
 def _possessive(word: str) -> bool:
@@ -258,6 +261,8 @@ class MentionExtractor:
         mentions = self.mentions(title, text)
         for m in mentions:
             out.entities.setdefault(m.entity_id, m.name)
+            if m.kind in ("quoted", "name", "number"):
+                out.kinds.setdefault(m.entity_id, m.kind)
         seen: set[tuple[str, str, str]] = set()
         for s_start, s_end in sentence_spans(text, sentence_starts):
             inside = [m for m in mentions if s_start <= m.start and m.end <= s_end]

@@ -552,6 +552,8 @@ def ingest_docs(
                                           "entity_id": topic}
             for entity_id, name in extraction.entities.items():
                 rows.entity(entity_id, name)
+            for entity_id, kind in extraction.kinds.items():  # how the parser read a new name (kgtool.resolve)
+                rows.entities[entity_id].setdefault("kind", kind)
             supported = []
             for t in extraction.triples:
                 rows.entity(t.head_id, t.head)

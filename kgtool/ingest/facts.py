@@ -371,6 +371,7 @@ class FactsIngestSummary:
     relations_embedded: int = 0
     skipped: list[BadRecord] = field(default_factory=list)
     seconds: float = 0.0
+    resolve: dict = field(default_factory=dict)  # entity resolution after the load (kgtool.resolve)
 
     @property
     def ok(self) -> bool:
@@ -381,7 +382,7 @@ class FactsIngestSummary:
             "path": self.path, "format": self.format, "source": self.source, "records_read": self.records_read,
             "facts_read": self.facts_read, "facts": self.facts, "entities": self.entities,
             "relations": self.relations, "relations_embedded": self.relations_embedded,
-            "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3),
+            "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3), "resolve": self.resolve,
         }
 
 
@@ -406,9 +407,14 @@ def ingest_facts(
     batch_size: int = 5000,
     embedder=None,
     progress: Callable[[int, int], None] | None = None,
+    resolve: str | None = None,
 ) -> FactsIngestSummary:
-    """Load a fact file as base facts stated by the file; one transaction per `batch_size` facts."""
+    """Load a fact file as base facts stated by the file; one transaction per `batch_size` facts.
+
+    resolve: an entity resolver (kgtool.resolve) run on the file's entities once it is in, or
+    None / "none"; ids that earlier merges absorbed are written to their survivors either way."""
     from kgtool.ingest.pipeline import DRIVER_FAILURES, interrupted, strict_error
+    from kgtool.resolve.ingest import Redirector, resolve_after
 
     t0 = time.perf_counter()
     path = Path(path)
@@ -436,12 +442,14 @@ def ingest_facts(
             progress(committed, total)
 
     try:
-        write_behind(fact_batches(result, path, size), lambda batch: load.write_rows(db, batch[1]), account,
-                     thread_name="kgtool-facts-write")
+        redirect = Redirector(db)
+        batches = ((start, redirect(rows)) for start, rows in fact_batches(result, path, size))
+        write_behind(batches, lambda batch: load.write_rows(db, batch[1]), account, thread_name="kgtool-facts-write")
     except DRIVER_FAILURES as exc:
         raise interrupted(exc, path, committed=committed, total=total, batch_size=size, unit="facts") from exc
     summary.facts, summary.entities, summary.relations = len(facts), len(entities), len(relations)
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
+    summary.resolve = resolve_after(db, resolve, entities)
     summary.seconds = time.perf_counter() - t0
     return summary

@@ -46,6 +46,7 @@ class IngestSummary:
     seconds: float = 0.0
     conflict_policy: str = "latest"
     superseded_by_conflict: int = 0
+    resolve: dict = field(default_factory=dict)  # entity resolution after the load (kgtool.resolve)
 
     @property
     def ok(self) -> bool:
@@ -57,7 +58,7 @@ class IngestSummary:
             "edits_loaded": self.edits_loaded, "base_facts": self.base_facts, "candidates": self.candidates,
             "kept": self.kept, "rejected": dict(self.rejected), "facts": self.facts, "conflicts": self.conflicts,
             "conflict_policy": self.conflict_policy, "superseded_by_conflict": self.superseded_by_conflict,
-            "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3),
+            "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3), "resolve": self.resolve,
         }
 
 
@@ -76,8 +77,13 @@ def ingest_edits(
     settings=None,
     progress: Callable[[int, int], None] | None = None,
     conflicts: str = "latest",
+    resolve: str | None = None,
 ) -> IngestSummary:
-    """Load an edit corpus into the graph; see the module docstring for the modes."""
+    """Load an edit corpus into the graph; see the module docstring for the modes.
+
+    resolve: an entity resolver (kgtool.resolve: exact, fuzzy, embedding, id) run on the
+    entities the file wrote once it is in, or None / "none"; ids that earlier merges
+    absorbed are written to their survivors either way."""
     t0 = time.perf_counter()
     load.check_conflict_policy(conflicts)
     path = Path(path)
@@ -88,14 +94,16 @@ def ingest_edits(
     try:
         return _ingest(db, path, stream, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
                        batch_size=batch_size, delta_rel=delta_rel, embedder=embedder, settings=settings,
-                       progress=progress, conflicts=conflicts, t0=t0)
+                       progress=progress, conflicts=conflicts, resolve=resolve, t0=t0)
     finally:
         if stream is not None:
             stream.close()
 
 
 def _ingest(db: Database, path: Path, stream: JsonlEdits | None, *, format, extractor, eatr, strict, batch,
-            batch_size, delta_rel, embedder, settings, progress, conflicts, t0) -> IngestSummary:
+            batch_size, delta_rel, embedder, settings, progress, conflicts, resolve, t0) -> IngestSummary:
+    from kgtool.resolve.ingest import Redirector, resolve_after
+
     result = read_edits(path, format) if stream is None else stream
     summary = IngestSummary(str(path), batch or path.stem, conflict_policy=conflicts)
     if strict and result.bad:
@@ -103,7 +111,7 @@ def _ingest(db: Database, path: Path, stream: JsonlEdits | None, *, format, extr
     if conflicts == "fail":
         check_no_conflicts(db, result.edits)
     front = EditRows(result, path, summary, extractor=extractor, eatr=eatr, delta_rel=delta_rel,
-                     embedder=embedder, settings=settings, conflicts=conflicts)
+                     embedder=embedder, settings=settings, conflicts=conflicts, redirect=Redirector(db))
 
     # world knowledge first, in its own transaction, so edits can supersede it
     base = front.base_fact_rows()
@@ -148,6 +156,7 @@ def _ingest(db: Database, path: Path, stream: JsonlEdits | None, *, format, extr
     summary.skipped = list(result.bad)
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
+    summary.resolve = resolve_after(db, resolve, front.entity_ids)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -161,8 +170,11 @@ class EditRows:
     """
 
     def __init__(self, result, path: Path, summary: IngestSummary, *, extractor, eatr: bool, delta_rel: float,
-                 embedder, settings, conflicts: str):
+                 embedder, settings, conflicts: str, redirect=None):
         self.result, self.summary, self.conflicts = result, summary, conflicts
+        # rows go to the survivors of stored entity merges (kgtool.resolve.ingest.Redirector)
+        self.redirect = redirect or (lambda rows: rows)
+        self.entity_ids: set[str] = set()  # what the rows wrote: ingest resolves these afterwards
         self.source = load.source_id(path)
         self.source_props = {"path": str(path), "name": path.name, "kind": "edits"}
         self.ingested_at = time.time_ns() // 1000  # one stamp per run: later runs win under `latest`
@@ -191,6 +203,8 @@ class EditRows:
             return None
         rows = self._rows()
         load.rows_for_base_facts(rows, self.result.base_facts, self.source)
+        self.redirect(rows)
+        self.entity_ids.update(rows.entities)
         self.summary.base_facts = len(self.result.base_facts)
         self.summary.facts += len(rows.facts)
         return rows
@@ -202,6 +216,8 @@ class EditRows:
         rows = self._rows()
         load.rows_for_edits(rows, chunk, decisions, self.summary.batch, source=self.source,
                             conflicts=self.conflicts, first_position=start, ingested_at=self.ingested_at)
+        self.redirect(rows)
+        self.entity_ids.update(rows.entities)
         summary = self.summary
         summary.edits_loaded += len(chunk)
         summary.facts += sum(1 for f in rows.facts.values() if f["source"] == "edit")

@@ -1,0 +1,151 @@
+"""`kgtool resolve ...` and the `--resolve` option of `kgtool ingest`: parse, call the API, print.
+
+    kgtool resolve [--resolver fuzzy] [--min-score S] [--dry-run] [--json OUT]
+    kgtool resolve --undo MERGE_ID
+    kgtool resolve list [--resolver R]
+    kgtool resolve explain MERGE_ID
+    kgtool resolve pairs tests/data/resolve/pairs.jsonl     # precision / recall per resolver
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from kgtool.resolve import CHOICES, DEFAULT_RESOLVER
+
+console = Console()
+
+
+def _connect():
+    from kgtool.api import KnowledgeGraph
+    from kgtool.config import Settings
+
+    return KnowledgeGraph.connect(Settings.load())
+
+
+def resolve_option(command):
+    """The `--resolve` option of the ingest commands."""
+    return click.option(
+        "--resolve", "resolve_with", type=click.Choice(CHOICES), default=DEFAULT_RESOLVER, show_default=True,
+        help="Entity resolution of what the file brought in against the graph: exact (normalised names and "
+             "aliases), fuzzy (RapidFuzz), embedding (MiniLM), id (Wikidata ids / IRIs only; the others "
+             "include it), none. Each merge is recorded: `kgtool resolve list`, `--undo`.")(command)
+
+
+def resolve_after_ingest(kg, resolver: str) -> None:
+    """Resolve the entities no pass has compared yet (those the ingest wrote) and say what merged."""
+    if resolver == "none":
+        return
+    report = kg.resolve(resolver, focus="unchecked")
+    console.print(f"resolve ({resolver}): {len(report.merges)} merge(s), {len(report.near_misses)} near miss(es), "
+                  f"{len(report.source_conflicts)} fact(s) settled by an edit's conflict policy", highlight=False)
+
+
+def _print_merges(rows: list[dict], title: str, limit: int = 50) -> None:
+    table = Table(title=title)
+    for col in ("merge", "score", "resolver", "absorbed", "into", "reason"):
+        table.add_column(col)
+    for row in rows[:limit]:
+        table.add_row(row.get("merge_id") or "-", f"{row['score']:.3f}", row["resolver"],
+                      f"{row['absorbed']} ({row['absorbed_id']})", f"{row['survivor']} ({row['survivor_id']})",
+                      row["reason"])
+    console.print(table)
+    if len(rows) > limit:
+        console.print(f"... and {len(rows) - limit} more (--json OUT has them all)")
+
+
+@click.group("resolve", invoke_without_command=True)
+@click.option("--resolver", type=click.Choice(CHOICES), default=DEFAULT_RESOLVER, show_default=True,
+              help="Which resolver proposes merges (the id resolver always runs first).")
+@click.option("--min-score", type=float, default=None, help="The resolver's threshold (default: its own).")
+@click.option("--dry-run", is_flag=True, help="List the merges with scores and write nothing.")
+@click.option("--undo", "undo_id", default=None, metavar="ID", help="Undo one merge exactly (its id from `kgtool resolve list`).")
+@click.option("--near-misses", "record", is_flag=True,
+              help="Also record pairs left apart as MAYBE_SAME_AS (cypher/analyst/resolve_near_misses.cypher).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the report as JSON.")
+@click.pass_context
+def resolve_cmd(ctx, resolver, min_score, dry_run, undo_id, record, json_out):
+    """Merge entities that are one thing, with a record per merge (list, explain, undo)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    with _connect() as kg:
+        kg.init_schema()
+        if undo_id:
+            result = kg.undo_merge(undo_id)
+            console.print(f"undid {result['merge_id']}: {result['absorbed_id']} is its own entity again "
+                          f"({result['facts_moved']} fact(s) moved back from {result['survivor_id']})",
+                          highlight=False)
+            return
+        report = kg.resolve(resolver, min_score=min_score, dry_run=dry_run, record_near_misses=record)
+    title = ("would merge (dry run, nothing written)" if dry_run else "merged") + \
+        f": {len(report.merges)} of {report.entities} entities"
+    _print_merges(report.merges, title)
+    if report.near_misses:
+        console.print(f"{len(report.near_misses)} near miss(es) left apart, best: " + "; ".join(
+            f"{m['absorbed']} ~ {m['survivor']} {m['score']:.3f} ({m['reason']})" for m in report.near_misses[:5]),
+            highlight=False, markup=False)
+    if report.source_conflicts:
+        console.print(f"{len(report.source_conflicts)} file fact(s) now in an edited slot, settled by the edit's "
+                      "conflict policy", highlight=False)
+    if json_out:
+        Path(json_out).write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str))
+
+
+@resolve_cmd.command("list")
+@click.option("--resolver", default=None, help="Only this resolver's merges.")
+@click.option("--limit", default=100, show_default=True)
+def list_cmd(resolver, limit):
+    """The merges in the graph, newest first."""
+    with _connect() as kg:
+        rows = kg.merges(resolver, limit)
+    _print_merges([{**r, "survivor": r["survivor_name"], "absorbed": r["absorbed_name"]} for r in rows],
+                  f"{len(rows)} merge(s)", limit)
+
+
+@resolve_cmd.command("explain")
+@click.argument("merge_id")
+def explain_cmd(merge_id):
+    """One merge: who merged what with which score and why, and the facts it moved with their sources."""
+    with _connect() as kg:
+        info = kg.explain_merge(merge_id)
+    m = info["merge"]
+    console.print(f"{m['id']}: {m['absorbed_name']} ({m['absorbed_id']}) -> {m['survivor_name']} "
+                  f"({m['survivor_id']}) by {m['resolver']} at {m['score']:.3f}: {m['reason']}", highlight=False,
+                  markup=False)
+    console.print(f"aliases added: {', '.join(m['added_aliases']) or 'none'}; edits re-pointed: "
+                  f"{len(m['subject_edits']) + len(m['object_edits'])}; created {m['created_at']}", highlight=False,
+                  markup=False)
+    for f in info["facts"]:
+        console.print(f"  {f['head']} | {f['relation']} | {f['tail']} [{f['status']}] from "
+                      f"{', '.join(f['sources']) or 'no source'}", highlight=False, markup=False)
+
+
+@resolve_cmd.command("pairs")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--resolver", "resolvers", default="id,exact,fuzzy,embedding", show_default=True)
+@click.option("--min-precision", default=0.98, show_default=True)
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write every figure as JSON.")
+def pairs_cmd(resolvers, path, min_precision, json_out):
+    """Precision and recall of merges on a labelled pair file, per resolver and threshold."""
+    from kgtool.resolve.evaluate import best_default, read_pairs, sweep
+
+    scores = sweep(read_pairs(path), [r.strip() for r in resolvers.split(",") if r.strip()])
+    table = Table(title=f"merges on {path}")
+    for col in ("resolver", "min score", "TP", "FP", "FN", "TN", "precision", "recall", "F1"):
+        table.add_column(col)
+    for s in scores:
+        table.add_row(s.resolver, f"{s.min_score:.2f}", str(s.tp), str(s.fp), str(s.fn), str(s.tn),
+                      f"{s.precision:.4f}", f"{s.recall:.4f}", f"{s.f1:.4f}")
+    console.print(table)
+    best = best_default(scores, min_precision)
+    console.print(f"best F1 with precision >= {min_precision}: "
+                  + (f"{best.resolver} at {best.min_score:.2f}" if best else "none"), highlight=False)
+    if json_out:
+        Path(json_out).write_text(json.dumps([s.as_dict() for s in scores], indent=2, ensure_ascii=False))
+    if best is None:
+        sys.exit(1)

@@ -1,0 +1,17 @@
+// What entity resolution knows of each entity: names, Wikidata id, kind, and its relation
+// profile (every fact it is the head or tail of, with the entity at the other end).
+// Retracted facts (kept only for stored runs) are left out.
+// params: $ids (list of entity ids, or null for every entity)
+// returns: id, name, aliases, qid, kind, links (list of {relation, outgoing, other_id, other_name})
+MATCH (e:Entity)
+WHERE $ids IS NULL OR e.id IN $ids
+RETURN e.id AS id, e.name AS name, coalesce(e.aliases, []) AS aliases, e.qid AS qid, e.kind AS kind,
+       COLLECT {
+         MATCH (e)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(o:Entity)
+         WHERE coalesce(f.status, '') <> 'retracted'
+         RETURN {relation: f.relation, outgoing: true, other_id: o.id, other_name: o.name} AS link
+         UNION
+         MATCH (s:Entity)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(e)
+         WHERE coalesce(f.status, '') <> 'retracted'
+         RETURN {relation: f.relation, outgoing: false, other_id: s.id, other_name: s.name} AS link
+       } AS links

@@ -1,0 +1,12 @@
+// The merges in the graph, newest first: who merged what into what, how sure, and why.
+// params: $resolver (a resolver name, or null for all), $limit
+// returns: merge_id, resolver, score, reason, survivor_id, survivor_name, absorbed_id, absorbed_name,
+//          facts_moved, created_at
+MATCH (m:EntityMerge)
+WHERE $resolver IS NULL OR m.resolver = $resolver
+RETURN m.id AS merge_id, m.resolver AS resolver, m.score AS score, m.reason AS reason,
+       m.survivor_id AS survivor_id, m.survivor_name AS survivor_name, m.absorbed_id AS absorbed_id,
+       m.absorbed_name AS absorbed_name, size(m.head_facts) + size(m.tail_facts) AS facts_moved,
+       toString(m.created_at) AS created_at
+ORDER BY m.created_at DESC, m.id
+LIMIT $limit

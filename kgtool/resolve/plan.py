@@ -1,0 +1,98 @@
+"""From scored pairs to a merge plan: which entity absorbs which, in what order.
+
+Pairs are taken best first and joined into clusters (union-find). A pair joins two
+clusters only when it reaches its resolver's threshold, no guard forbids it
+(kgtool.resolve.base.guard, checked between every member of the two clusters), the
+two clusters do not carry different Wikidata ids, and it is not ambiguous: when an
+entity without an external id matches entities of two different identified clusters
+equally well, it is left alone. Each cluster keeps the id of its best-ranked member
+(survivor_rank); every other member is one merge into it, carrying the score and
+resolver of the pair that brought it in.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from kgtool.resolve.base import Candidate, EntityView, Proposal, guard, survivor_rank
+from kgtool.resolve.resolvers import Resolver
+
+AMBIGUITY_MARGIN = 0.02
+
+
+def propose(views: Iterable[EntityView], resolvers: list[Resolver], *, focus: set[str] | None = None) -> Proposal:
+    views = list(views)
+    by_id = {v.id: v for v in views}
+    best: dict[tuple[str, str], Candidate] = {}
+    thresholds = {r.name: r.min_score for r in resolvers}
+    for resolver in resolvers:
+        for cand in resolver.pairs(views, focus):
+            key = cand.pair()
+            # the resolver whose verdict is strongest relative to its own threshold speaks for the pair
+            old = best.get(key)
+            if old is None or cand.score - thresholds[cand.resolver] > old.score - thresholds[old.resolver]:
+                best[key] = cand
+    return plan(by_id, list(best.values()), thresholds)
+
+
+def plan(by_id: dict[str, EntityView], candidates: list[Candidate], thresholds: dict[str, float]) -> Proposal:
+    proposal = Proposal()
+    passing = [c for c in candidates if c.score >= thresholds[c.resolver]]
+    proposal.below = [c for c in candidates if c.score < thresholds[c.resolver]]
+    ambiguous = _ambiguous(by_id, passing)
+    parent: dict[str, str] = {}
+    members: dict[str, list[str]] = defaultdict(list)
+
+    def root(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    joined: dict[str, Candidate] = {}  # absorbed-side entity -> the pair that brought it in
+    for cand in sorted(passing, key=lambda c: (-c.score, c.pair())):
+        if cand.pair() in ambiguous:
+            proposal.below.append(_with_reason(cand, ambiguous[cand.pair()]))
+            continue
+        ra, rb = root(cand.a), root(cand.b)
+        if ra == rb:
+            continue
+        ca, cb = members.get(ra) or [ra], members.get(rb) or [rb]
+        why = next((g for x in ca for y in cb if (g := guard(by_id[x], by_id[y]))), None)
+        if why:
+            proposal.below.append(_with_reason(cand, f"refused: {why}"))
+            continue
+        # the side whose cluster keeps its id is the better-ranked root
+        keep, drop = sorted((ra, rb), key=lambda r: survivor_rank(by_id[r]))
+        parent[drop] = keep
+        members[keep] = (members.get(keep) or [keep]) + (members.pop(drop, None) or [drop])
+        joined[drop] = cand
+    # one merge per absorbed member into its final root, best pairs first
+    for absorbed, cand in sorted(joined.items(), key=lambda kv: (-kv[1].score, kv[0])):
+        survivor = root(absorbed)
+        proposal.merges.append(Candidate(survivor, absorbed, cand.score, cand.resolver, cand.reason))
+    return proposal
+
+
+def _ambiguous(by_id: dict[str, EntityView], passing: list[Candidate]) -> dict[tuple[str, str], str]:
+    """Pairs to leave alone: an entity without an external id whose best matches are
+    entities with different external ids, within AMBIGUITY_MARGIN of each other."""
+    options: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for c in passing:
+        for x, y in ((c.a, c.b), (c.b, c.a)):
+            if not by_id[x].has_external_id and by_id[y].has_external_id:
+                options[x].append((c.score, y))
+    out: dict[tuple[str, str], str] = {}
+    for x, scored in options.items():
+        scored.sort(reverse=True)
+        top = scored[0][0]
+        close = [y for s, y in scored if s >= top - AMBIGUITY_MARGIN]
+        ids = {by_id[y].wikidata or min(by_id[y].iris) for y in close}
+        if len(ids) > 1:
+            for y in close:
+                key = (x, y) if x < y else (y, x)
+                out[key] = f"ambiguous: {by_id[x].name!r} matches {len(ids)} identified entities equally"
+    return out
+
+
+def _with_reason(cand: Candidate, reason: str) -> Candidate:
+    return Candidate(cand.a, cand.b, cand.score, cand.resolver, reason)
