@@ -580,9 +580,13 @@ def _read_questions(path) -> list[dict]:
 
 def _print_answer(result):
     console.print(f"[bold]Q:[/] {result.question}", highlight=False)
-    console.print(f"[bold]A:[/] {result.answer or '(no answer)'}  [dim]({result.status}, "
+    reason = getattr(result, "reason", None)
+    shown = result.answer or (f"(no answer: {reason})" if reason else "(no answer)")
+    console.print(f"[bold]A:[/] {shown}  [dim]({result.status}, "
                   f"{result.latency_ms:.0f} ms, {result.tokens} tokens, {result.backtracks} backtrack(s), "
                   f"run {result.run_id})[/]", highlight=False)
+    if reason and result.answer:
+        console.print(f"   [yellow]{result.status}:[/] {reason}", highlight=False)
     for step in result.chain:
         if step.get("fact_id"):
             line = f"  {step['hop']}. {step['head']} --{step['relation']}--> {step['tail']}"

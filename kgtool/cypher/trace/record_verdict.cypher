@@ -6,7 +6,7 @@
 // the verdicts before it.
 // params: $run_id, $verdict_id, $step_id, $valid, $taxonomy, $error_type, $failed_hop, $explanation,
 //         $guidance, $round,
-//         $finish (null, or {answer, answer_id, status, error, latency_ms, load_ms, tokens, prompt_tokens,
+//         $finish (null, or {answer, answer_id, status, reason, error, latency_ms, load_ms, tokens, prompt_tokens,
 //                  completion_tokens, llm_calls, backtracks, chain_step_ids})
 // returns: verdict_id
 MATCH (r:Run {id: $run_id})

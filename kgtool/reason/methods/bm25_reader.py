@@ -9,6 +9,7 @@ the same tables as the methods it is a baseline for.
 """
 from __future__ import annotations
 
+from kgtool.core.types import Verdict
 from kgtool.reason import steps
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.context import HopState, RunContext
@@ -44,4 +45,6 @@ class Bm25Reader:
                                      answer_id=answer_id, answer=answer)
         hop = HopState(row["id"], 1, question, None, "", None, answer_id, answer)
         steps.record(ctx, [row], [hop])
-        return Outcome([hop], "answered" if answer else "no_answer")
+        # a span of the top passage, checked against nothing: never more than unverified
+        verdict = Verdict(False, None, None, "the top passage's best span; no chain checks it against the question")
+        return Outcome([hop], "unverified" if answer else "no_answer", final_verdict=(hop.step_id, verdict, 1))
