@@ -197,8 +197,9 @@ class Answer:
     plan: list[str] = field(default_factory=list)
     load_ms: float = 0.0
     error: str | None = None
+    reason: str | None = None  # why the status is not `answered` (e.g. no entity of the question is in the graph)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in (
-            "question", "answer", "answer_id", "chain", "run_id", "method", "agents", "status", "latency_ms",
-            "load_ms", "tokens", "backtracks", "plan", "error")}
+            "question", "answer", "answer_id", "chain", "run_id", "method", "agents", "status", "reason",
+            "latency_ms", "load_ms", "tokens", "backtracks", "plan", "error")}

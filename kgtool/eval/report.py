@@ -11,7 +11,8 @@ JSON (`EvalReport.as_dict()`):
 A summary (`method_summary`): method, agents, questions, acc, em, f1, hop_acc
 (None when no question has gold hops), by_hops (per hop count: questions, acc,
 em, f1, hop_acc), latency_ms (p50, p90, mean), tokens_per_question,
-backtracks_per_question, status (counts), seconds, and results (one per
+backtracks_per_question, status (counts), answered (how many questions the method marked `answered`),
+status_precision (the share of those that are right, EM; None when none was), seconds, and results (one per
 question: id, question, prediction, gold, em, f1, hop_correct, hops, status,
 run_id, latency_ms, tokens, backtracks). MQuAKE runs carry `cases`: acc and
 hop_acc are then MQuAKE's per-case figures (kgtool.eval.mquake), by_hops counts
@@ -112,12 +113,23 @@ def method_summary(run: MethodRun) -> dict:
         "tokens_per_question": mean(r.tokens for r in results),
         "backtracks_per_question": mean(r.backtracks for r in results),
         "status": dict(sorted(Counter(r.status for r in results).items())),
+        **status_precision(results),
         "seconds": round(run.seconds, 2),
         "results": [asdict(r) for r in results],
     })
     if run.cases is not None:
         out["case_results"] = [asdict(c) for c in run.cases]
     return out
+
+
+def status_precision(results: list[QuestionResult]) -> dict:
+    """Of the questions the method marked `answered`, the share that are right (EM with a gold answer or alias).
+
+    What a user may trust `answered` for: None when nothing was marked answered.
+    """
+    answered = [r for r in results if r.status == "answered"]
+    return {"answered": len(answered),
+            "status_precision": mean(r.em for r in answered) if answered else None}
 
 
 def _case_figures(out: dict, run: MethodRun) -> None:
@@ -145,6 +157,12 @@ def _fmt(value, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def precision_text(summary: dict) -> str:
+    """Status precision and how many answers it rests on, e.g. "0.987 of 294" ("-" when none was answered)."""
+    precision = summary.get("status_precision")
+    return "-" if precision is None else f"{precision:.3f} of {summary.get('answered', 0)}"
+
+
 def rich_table(data: dict):
     """One row per method: accuracy (overall and by hop count), cost and outcome counts."""
     from rich.table import Table
@@ -157,14 +175,15 @@ def rich_table(data: dict):
         title += f", perturbation {p['id']} (drop {p['drop']}, distract {p['distract']}, seed {p['seed']})"
     table = Table(title=title)
     columns = ["method", "cases" if data["kind"] == "mquake" else "questions", "Acc", "Hop-Acc", "EM", "F1",
-               *[f"Acc {h}-hop" for h in hop_counts], "p50 ms", "p90 ms", "tokens/q", "backtracks/q", "status"]
+               *[f"Acc {h}-hop" for h in hop_counts], "answered prec.", "p50 ms", "p90 ms", "tokens/q",
+               "backtracks/q", "status"]
     for col in columns:
         table.add_column(col, justify="left" if col in ("method", "status") else "right")
     for name, s in methods.items():
         table.add_row(
             name, str(s.get("cases", s["questions"])), _fmt(s["acc"]), _fmt(s["hop_acc"]), _fmt(s["em"]),
             _fmt(s["f1"]), *[_fmt(s["by_hops"][h]["acc"]) if h in s["by_hops"] else "-" for h in hop_counts],
-            _fmt(s["latency_ms"]["p50"], 1), _fmt(s["latency_ms"]["p90"], 1), _fmt(s["tokens_per_question"], 1),
+            precision_text(s), _fmt(s["latency_ms"]["p50"], 1), _fmt(s["latency_ms"]["p90"], 1), _fmt(s["tokens_per_question"], 1),
             _fmt(s["backtracks_per_question"], 2), ", ".join(f"{k} {v}" for k, v in s["status"].items()),
         )
     return table

@@ -14,6 +14,8 @@ import unicodedata
 from kgtool.core.scope import Scope
 from kgtool.core.types import Answer, Usage
 from kgtool.errors import InputError
+from kgtool.core.types import Plan, Verdict
+from kgtool.reason import status as status_rule
 from kgtool.reason.context import Budget, RunContext
 from kgtool.reason.trace import TraceRecorder
 from kgtool.retrieve.hop import HopRetriever
@@ -44,6 +46,8 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
     kg.prepare(agents)
     memo: dict = {}
     agent_set = kg.agents.create(agents, kg, scope, memo)
+    plans = _PlanLog(agent_set.planner)
+    agent_set.planner = plans  # every role that plans the question goes through it: the status rule reads it
     load_ms = (time.perf_counter() - t_load) * 1000
     t0 = time.perf_counter()
     meter = agent_set.usage_source.tracking() if agent_set.usage_source is not None else contextlib.nullcontext(Usage())
@@ -58,13 +62,20 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
         # leaves the Run failed with its error instead of 'running'
         try:
             outcome = chosen.run(ctx, question)
+            settled = status_rule.settle(
+                outcome.status, outcome.answer, outcome.chain, outcome.followed or plans.of(question),
+                method_reason=_judge_reason(outcome),
+                question_mentions=lambda: len(kg.catalog.link_mentions(question)))
             latency_ms = (time.perf_counter() - t0) * 1000
-            finish = trace.finish_fields(answer=outcome.answer, answer_id=outcome.answer_id, status=outcome.status,
+            finish = trace.finish_fields(answer=outcome.answer, answer_id=outcome.answer_id, status=settled.status,
                                          latency_ms=latency_ms, load_ms=load_ms, usage=usage,
                                          backtracks=outcome.backtracks,
-                                         chain_step_ids=[h.step_id for h in outcome.chain])
+                                         chain_step_ids=[h.step_id for h in outcome.chain], reason=settled.reason)
             if outcome.final_verdict is not None:
                 step_id, verdict, round_ = outcome.final_verdict
+                if settled.no_entity:
+                    # the judge saw an empty chain ("self-loop on ''"); the run's last word is why it was empty
+                    verdict = Verdict(False, None, None, settled.reason or "")
                 trace.verdict(step_id, verdict, round_, finish=finish)
             else:
                 trace.finish(finish)
@@ -72,8 +83,38 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
             _record_failure(trace, exc, t0, load_ms, usage)
             raise
     return Answer(question, outcome.answer, outcome.answer_id, [h.as_chain_entry() for h in outcome.chain],
-                  trace.run_id, method, agents, outcome.status, latency_ms, usage.tokens, outcome.backtracks,
-                  outcome.plan, load_ms)
+                  trace.run_id, method, agents, settled.status, latency_ms, usage.tokens, outcome.backtracks,
+                  outcome.plan, load_ms, reason=settled.reason)
+
+
+class _PlanLog:
+    """The agent family's planner, remembering the plan it made for each question it was asked."""
+
+    def __init__(self, planner):
+        self.inner = planner
+        self._plans: dict[str, Plan] = {}
+
+    def plan(self, question: str) -> Plan:
+        made = self.inner.plan(question)
+        self._plans[question] = made
+        return made
+
+    def of(self, question: str) -> Plan | None:
+        return self._plans.get(question)
+
+    def __getattr__(self, name):  # the planner's own attributes (matcher, graph, ...) as before
+        return getattr(self.inner, name)
+
+
+def _judge_reason(outcome) -> str | None:
+    """What the method's final judge said against the chain (None when it accepted it, or there was none)."""
+    if outcome.final_verdict is None:
+        return None
+    verdict = outcome.final_verdict[1]
+    if verdict.valid:
+        return None
+    explanation = " ".join((verdict.explanation or "").split())
+    return f"{verdict.error_type}: {explanation}" if verdict.error_type else (explanation or None)
 
 
 def _record_failure(trace: TraceRecorder, exc: BaseException, t0: float, load_ms: float, usage: Usage) -> None:

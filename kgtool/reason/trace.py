@@ -148,8 +148,10 @@ class TraceRecorder:
 
     @staticmethod
     def finish_fields(*, answer: str | None, answer_id: str | None, status: str, latency_ms: float, load_ms: float,
-                      usage: Usage, backtracks: int, chain_step_ids: list[str], error: str | None = None) -> dict:
-        return {"answer": answer, "answer_id": answer_id, "status": status, "error": error,
+                      usage: Usage, backtracks: int, chain_step_ids: list[str], error: str | None = None,
+                      reason: str | None = None) -> dict:
+        """The Run's closing properties; `reason` says why the status is not `answered` (kgtool.reason.status)."""
+        return {"answer": answer, "answer_id": answer_id, "status": status, "reason": reason, "error": error,
                 "latency_ms": latency_ms, "load_ms": load_ms, "tokens": usage.tokens,
                 "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
                 "llm_calls": usage.calls, "llm_structured_calls": usage.structured_calls,

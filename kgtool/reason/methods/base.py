@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from kgtool.core.types import Verdict
+from kgtool.core.types import Plan, Verdict
 from kgtool.reason.context import HopState, RunContext
 
 
@@ -27,6 +27,9 @@ class Outcome:
     final_verdict: tuple[str | None, Verdict, int] | None = None
     answer: str | None = None  # defaults to the chain's last answer
     answer_id: str | None = None
+    # the plan of the whole question the chain followed, when it is not the one the agents' planner made
+    # first (a replanned decomposition); the status rule reads what it leaves unexplained
+    followed: Plan | None = None
 
     def __post_init__(self):
         if self.answer is None and self.chain:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgtool.core.configs import PartConfig, setting
+from kgtool.core.types import Verdict
 from kgtool.errors import ConfigError
 
 from kgtool.reason import steps
@@ -62,4 +63,6 @@ class Bm25Reader:
                                      answer_id=answer_id, answer=answer)
         hop = HopState(row["id"], 1, question, None, "", None, answer_id, answer)
         steps.record(ctx, [row], [hop])
-        return Outcome([hop], "answered" if answer else "no_answer")
+        # a span of the top passage, checked against nothing: never more than unverified
+        verdict = Verdict(False, None, None, "the top passage's best span; no chain checks it against the question")
+        return Outcome([hop], "unverified" if answer else "no_answer", final_verdict=(hop.step_id, verdict, 1))

@@ -421,7 +421,8 @@ class ReAgent:
         ledger.rounds += 1
         step_id = chain[-1].step_id if chain else state.last_step_id
         return Outcome(chain, status, state.backtracks, list(plan.subquestions),
-                       final_verdict=(step_id, verdict, ledger.rounds), answer=answer, answer_id=answer_id)
+                       final_verdict=(step_id, verdict, ledger.rounds), answer=answer, answer_id=answer_id,
+                       followed=plan)
 
 
 class ReAgentNoBacktrack(ReAgent):

@@ -1,0 +1,97 @@
+"""The status rule every method's answer passes through: `answered` only when it is earned.
+
+A method reports what its own judge found (CARE's critic, ReAgent's assembler,
+SAFE's feedback, ...). That is necessary, not sufficient: a judge checks the
+chain it was given, and a chain can be consistent while the question asked for
+more (a plan that dropped "capital" answers with the country). The runner
+settles every method's outcome here, once:
+
+- `answered` needs an answer, the method's own acceptance, a plan that leaves no
+  relation phrase of the question unexplained (the planner's `unexplained`,
+  when the plan carries it), a chain that reaches every hop the plan asked for,
+  and every hop supported (a fact or a passage, not generated from nothing);
+- failing any of these, an answer is `unverified` (its partial chain kept) and
+  no answer is `no_answer`;
+- either way the Run and the result say why (`reason`); when no entity of the
+  question is in the graph, the reason says exactly that.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from kgtool.core.types import Plan
+from kgtool.reason.context import HopState
+
+NO_ENTITY = "no entity of the question is in the graph"
+
+
+@dataclass(frozen=True)
+class Settled:
+    status: str  # answered | unverified | no_answer
+    reason: str | None  # why the status is not `answered` (None when it is)
+    no_entity: bool = False  # nothing of the question linked to the graph
+
+
+def settle(method_status: str, answer: str | None, chain: Sequence[HopState], plan: Plan | None, *,
+           method_reason: str | None = None,
+           question_mentions: Callable[[], int] | None = None) -> Settled:
+    """The honest status of a method's outcome (see the module docstring).
+
+    `plan` is the plan of the whole question the chain followed (None when the
+    method's planner is not the shared one); `method_reason` what the method's
+    judge said when it did not accept; `question_mentions` counts the question's
+    mentions that link to the graph, and is asked only when the run never stood
+    on an entity.
+    """
+    if not _stood_on_entity(chain, plan) and question_mentions is not None and question_mentions() == 0:
+        return Settled("unverified" if answer else "no_answer", NO_ENTITY, no_entity=True)
+    if not answer:
+        return Settled("no_answer", method_reason or _first_gap(chain, plan) or "no chain reached an answer")
+    gaps = [g for g in (_unexplained(plan), _short(chain, plan), _unsupported(chain)) if g]
+    if method_status != "answered":
+        gaps.insert(0, method_reason or "the method's own check did not accept the chain")
+    if gaps:
+        return Settled("unverified", "; ".join(gaps))
+    return Settled("answered", None)
+
+
+def _stood_on_entity(chain: Sequence[HopState], plan: Plan | None) -> bool:
+    return bool((plan is not None and plan.topic_id) or any(h.entity_id for h in chain))
+
+
+def _unexplained(plan: Plan | None) -> str | None:
+    """The question's relation phrases the plan left to no hop, as the planner lists them."""
+    left = [p for p in (getattr(plan, "unexplained", None) or []) if p and str(p).strip()]
+    if not left:
+        return None
+    return "the chain does not explain " + ", ".join(repr(str(p)) for p in left)
+
+
+def _planned_hops(plan: Plan | None) -> int:
+    """How many hops the plan asks for: its relation path when it chose one, else its sub-questions."""
+    if plan is None:
+        return 0
+    relations = getattr(plan, "relations", None) or []
+    return len(relations) if relations else len(plan.subquestions)
+
+
+def _short(chain: Sequence[HopState], plan: Plan | None) -> str | None:
+    reached = len({h.hop for h in chain if h.answer})
+    wanted = _planned_hops(plan)
+    if wanted and reached < wanted:
+        return f"the chain reaches {reached} of the {wanted} hops the plan asks for"
+    return None
+
+
+def _unsupported(chain: Sequence[HopState]) -> str | None:
+    """Hops whose answer rests on no stored fact or passage (generated, or with no answer)."""
+    bad = sorted({h.hop for h in chain if h.generated or not h.answer})
+    if not bad:
+        return None
+    return "hop " + ", ".join(map(str, bad)) + (" is" if len(bad) == 1 else " are") + \
+        " not supported by a fact or passage"
+
+
+def _first_gap(chain: Sequence[HopState], plan: Plan | None) -> str | None:
+    return _short(chain, plan) or _unsupported(chain)

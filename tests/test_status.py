@@ -1,0 +1,167 @@
+"""Honest statuses: `answered` only when the chain explains the whole question and every hop is supported.
+
+The graph (tests/data/status/kg.jsonl) is small and fictional; its questions
+(questions.jsonl) are answerable ones, ones that ask for a hop the graph lacks
+(among them "the capital of the country of the birthplace of X's father", whose
+country has no capital), and one whose entity is not in the graph at all.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgtool.cli import main
+from kgtool.core.types import Plan
+from kgtool.eval.report import MethodRun, QuestionResult, method_summary, rich_table
+from kgtool.eval.report_html import render_report_html
+from kgtool.reason.context import HopState
+from kgtool.reason.status import NO_ENTITY, settle
+
+DATA = Path(__file__).resolve().parent / "data" / "status"
+METHODS = ("care", "c2rag", "reagent", "safe", "vog")
+
+
+def questions(kind: str) -> list[dict]:
+    items = [json.loads(line) for line in (DATA / "questions.jsonl").read_text().splitlines() if line.strip()]
+    return [q for q in items if q["id"].startswith(kind)]
+
+
+@pytest.fixture
+def status_kg(kg):
+    kg.ingest_facts(DATA / "kg.jsonl")
+    return kg
+
+
+def run_node(kg, run_id: str) -> dict:
+    rows = kg.query("MATCH (r:Run {id: $id}) RETURN r.status AS status, r.reason AS reason, r.answer AS answer",
+                    {"id": run_id})[1]
+    assert len(rows) == 1
+    return rows[0]
+
+
+def test_no_method_answers_a_question_whose_hop_the_graph_lacks(status_kg):
+    kg = status_kg
+    unanswerable = questions("u")
+    assert len(unanswerable) >= 4
+    for item in unanswerable:
+        for method in METHODS:
+            result = kg.answer(item["question"], method=method, agents="offline")
+            context = (item["id"], method, result.answer, result.reason, [h.get("relation") for h in result.chain])
+            assert result.status in ("unverified", "no_answer"), context
+            assert result.reason, context  # and it says why
+            stored = run_node(kg, result.run_id)
+            assert (stored["status"], stored["reason"]) == (result.status, result.reason), context
+            if result.status == "unverified":
+                assert result.answer and result.chain, context  # the partial chain is kept
+
+
+def test_the_capital_the_plan_dropped_is_named_as_unexplained(status_kg):
+    (item,) = [q for q in questions("u") if q["missing"] == "capital"]
+    result = status_kg.answer(item["question"], method="care", agents="offline")
+    assert result.status == "unverified"
+    assert "capital" in result.reason
+
+
+def test_answerable_questions_are_still_answered(status_kg):
+    kg = status_kg
+    for item in questions("a"):
+        for method in METHODS:
+            result = kg.answer(item["question"], method=method, agents="offline")
+            context = (item["id"], method, result.answer, result.reason)
+            assert result.status == "answered" and result.reason is None, context
+            assert result.answer in item["answers"], context
+            assert run_node(kg, result.run_id)["status"] == "answered"
+
+
+def test_a_question_with_no_entity_in_the_graph_says_so(status_kg, neo4j_settings):
+    kg = status_kg
+    (item,) = questions("n")
+    for method in METHODS:
+        result = kg.answer(item["question"], method=method, agents="offline")
+        assert (result.status, result.answer, result.reason) == ("no_answer", None, NO_ENTITY), method
+        assert result.as_dict()["reason"] == NO_ENTITY
+        assert run_node(kg, result.run_id) == {"status": "no_answer", "reason": NO_ENTITY, "answer": None}
+        # the run's closing verdict says the same, not what a judge made of an empty chain
+        verdicts = kg.query("MATCH (:Run {id: $id})-[:HAS_VERDICT]->(v:Verdict) RETURN v.explanation AS e "
+                            "ORDER BY v.round DESC LIMIT 1", {"id": result.run_id})[1]
+        assert not verdicts or verdicts[0]["e"] == NO_ENTITY, (method, verdicts)
+    env = {"KGTOOL_HOME": str(neo4j_settings.home), "KGTOOL_NEO4J_PORT": str(neo4j_settings.neo4j_port),
+           "KGTOOL_RUNTIME_DIR": str(neo4j_settings.runtime_dir), "NEO4J_URI": ""}
+    out = CliRunner().invoke(main, ["ask", item["question"], "--agents", "offline"], env=env,
+                             catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    assert f"(no answer: {NO_ENTITY})" in " ".join(out.output.split())
+
+
+# ---------------------------------------------------------------- the rule itself, without a database
+
+
+def hop(n: int, answer: str | None = "X", *, generated: bool = False, entity_id: str | None = "e") -> HopState:
+    return HopState(f"s{n}", n, f"q{n}", entity_id, "E", None, "x" if answer else None, answer, generated)
+
+
+def test_settle_requires_every_check():
+    plan = Plan(["a", "b"], topic="T", topic_id="t", relations=["r1", "r2"])
+    chain = [hop(1), hop(2)]
+    assert settle("answered", "X", chain, plan).status == "answered"
+    # the method's own judge did not accept: never upgraded
+    assert settle("unverified", "X", chain, plan, method_reason="grounding: no").reason == "grounding: no"
+    # a hop generated without a fact or passage behind it
+    got = settle("answered", "X", [hop(1), hop(2, generated=True)], plan)
+    assert (got.status, got.reason) == ("unverified", "hop 2 is not supported by a fact or passage")
+    # the chain stops short of the plan
+    got = settle("answered", "X", [hop(1)], plan)
+    assert got.status == "unverified" and "1 of the 2 hops" in got.reason
+    # a relation phrase of the question that no hop explains (a plan carrying `unexplained`)
+    plan.unexplained = ["capital"]
+    got = settle("answered", "X", chain, plan)
+    assert got.status == "unverified" and "'capital'" in got.reason
+    # no answer at all
+    assert settle("answered", None, [], plan).status == "no_answer"
+
+
+def test_settle_names_a_question_without_entities_only_when_nothing_linked():
+    asked = []
+
+    def mentions():
+        asked.append(1)
+        return 0
+
+    got = settle("no_answer", None, [hop(1, None, entity_id=None)], Plan(["q"]), question_mentions=mentions)
+    assert (got.status, got.reason, got.no_entity) == ("no_answer", NO_ENTITY, True)
+    # a run that stood on an entity does not ask the graph again
+    got = settle("no_answer", None, [hop(1, None)], Plan(["q"]), question_mentions=mentions)
+    assert not got.no_entity and len(asked) == 1
+    # the question names an entity (it linked) but the method found nothing: a different reason
+    got = settle("no_answer", None, [], Plan(["q"]), question_mentions=lambda: 1)
+    assert got.reason != NO_ENTITY and not got.no_entity
+
+
+# ---------------------------------------------------------------- status precision in the reports
+
+
+def result(i: int, status: str, em: float) -> QuestionResult:
+    return QuestionResult(f"q{i}", f"question {i}", "p", ["g"], em, em, None, 2, status, f"run{i}", 10.0)
+
+
+def test_reports_give_status_precision_per_method():
+    results = [result(1, "answered", 1.0), result(2, "answered", 1.0), result(3, "answered", 0.0),
+               result(4, "unverified", 0.0), result(5, "no_answer", 0.0)]
+    summary = method_summary(MethodRun("care", "offline", results, 1.0))
+    assert summary["answered"] == 3 and summary["status_precision"] == pytest.approx(2 / 3)
+    none = method_summary(MethodRun("vog", "offline", [result(1, "unverified", 1.0)], 1.0))
+    assert none["answered"] == 0 and none["status_precision"] is None
+    data = {"kind": "qa", "data": "x.jsonl", "format": "jsonl", "agents": "offline", "scope": "all",
+            "questions": 5, "perturbation": None, "notes": [], "methods": {"care": summary, "vog": none}}
+    from rich.console import Console
+
+    console = Console(width=300, record=True)
+    console.print(rich_table(data))
+    text = console.export_text()
+    assert "answered prec." in text and "0.667 of 3" in text
+    page = render_report_html(data)
+    assert "answered prec." in page and "0.667 of 3" in page
+
