@@ -64,6 +64,7 @@ class CandidateFact:
     rank: int = 0
     score: float = 0.0
     scores: dict[str, float] = field(default_factory=dict)  # per named scorer
+    stated: bool = True  # an edit or a fact file states it (False: only read from passages)
 
     kind = "fact"
 

@@ -24,7 +24,7 @@ def candidate_from_row(row: dict) -> CandidateFact:
         fact_id=row["fact_id"], head_id=row["head_id"], head=row["head"], relation=row["relation"],
         tail_id=row["tail_id"], tail=row["tail"], evidence=row.get("evidence") or "",
         relation_id=row.get("relation_id") or row.get("relation_key"), direction=row.get("direction", "out"),
-        rank=row.get("rank") or 0, score=row.get("score") or 0.0,
+        rank=row.get("rank") or 0, score=row.get("score") or 0.0, stated=row.get("stated", True) is not False,
     )
 
 
@@ -46,7 +46,8 @@ def read_pools(db: Database, session, entity_ids: Sequence[str], scope: Scope,
         # beam read brings a thousand facts per answer, and candidate_from_row's fallbacks show
         pools[row["entity_id"]] = [
             CandidateFact(f["fact_id"], f["head_id"], f["head"], f["relation"], f["tail_id"], f["tail"],
-                          f["evidence"] or "", f["relation_id"] or f["relation_key"], f["direction"])
+                          f["evidence"] or "", f["relation_id"] or f["relation_key"], f["direction"],
+                          stated=f["stated"] is not False)
             for f in facts
         ]
         if per_group is not None and any(f["group_size"] > per_group for f in facts):

@@ -22,9 +22,12 @@
 // thousands of facts in a group cost the scope check and the count, not the walk
 // to each neighbour. A fact has one subject and one object, so the facts keep the
 // order of the first walk and the same ones are kept as when both ends were read first.
+// stated is true for a fact an edit or a fact file states (source 'edit' or 'base', an
+// asserting Edit, or a stating Source), false for one only read from passages: the
+// source prior of kgtool.reason.agents.offline ranks the former first.
 // params: $entity_ids, $per_group, $cases, $batches, $perturbation
 // returns: entity_id, facts (list of {group_size, fact_id, head_id, head, relation, relation_key,
-//   relation_id, tail_id, tail, evidence, direction})
+//   relation_id, tail_id, tail, evidence, direction, stated})
 UNWIND $entity_ids AS entity_id
 MATCH (e:Entity {id: entity_id})
 CALL (e) {
@@ -69,4 +72,6 @@ CALL (e, f, direction) {
 RETURN e.id AS entity_id,
        collect({group_size: group_size, fact_id: f.id, head_id: h.id, head: h.name, relation: f.relation,
                 relation_key: f.relation_key, relation_id: f.relation_id, tail_id: t.id, tail: t.name,
-                evidence: f.evidence, direction: direction}) AS facts
+                evidence: f.evidence, direction: direction,
+                stated: f.source IN ['edit', 'base'] OR EXISTS { (:Edit)-[:ASSERTS]->(f) }
+                        OR EXISTS { (:Source)-[:STATES]->(f) }}) AS facts

@@ -19,11 +19,15 @@ from kgtool.reason.agents.offline.common import (
     _Profiles,
     relation_key,
 )
+from kgtool.reason.agents.offline.structured import SearchSettings, StructuredPath, StructuredSearch
+from kgtool.reason.lexicon import Lexicon
+from kgtool.reason.question import QuestionReading, read_question
 from kgtool.reason.relmatch import (
     RelationMatcher,
     RelationProfile,
     TextAnalysis,
 )
+from kgtool.reason.segmatch import PhraseScorer
 
 
 @dataclass
@@ -68,6 +72,12 @@ class OfflinePlanner:
     silent_cost: price of crossing one hop the question does not name (a
         paraphrase may leave a link implicit); at most `max_silent` per path,
         and only from an entity none of whose relations explains anything new.
+    text_prior: weight of a fact read only from passages against one an edit or
+        a fact file states (1.0: no preference); see `source_prior`.
+    structured: read the question's relation phrases from its structure first
+        (kgtool.reason.question) and search the path that explains them in order
+        (StructuredSearch); the word-coverage search below is the fallback when
+        the question has no readable structure or no path explains it.
     """
 
     def __init__(
@@ -85,6 +95,9 @@ class OfflinePlanner:
         silent_cost: float = 0.5,
         max_silent: int = 2,
         max_topics: int = 3,
+        text_prior: float = 0.8,
+        structured: bool = True,
+        lexicon: Lexicon | None | bool = True,
     ):
         self.graph = graph
         self.matcher = matcher
@@ -101,12 +114,27 @@ class OfflinePlanner:
         self.max_topics = max_topics
         # _group_scores' memo, checked against the analysis it was built for
         self._scores_memo: dict[tuple, tuple[TextAnalysis, np.ndarray, np.ndarray]] = {}
+        self.text_prior = text_prior
+        self.structured = structured
+        if lexicon is True:
+            lexicon = Lexicon.load()
+        self.phrases = PhraseScorer(matcher, lexicon or None)
+        self.search_settings = SearchSettings(reverse_factor=self.reverse_factor, max_hops=max_hops + 1)
+
+    def source_prior(self, fact: CandidateFact) -> float:
+        """Facts an edit or a fact file states outrank facts read from passages (`text_prior`)."""
+        return 1.0 if fact.stated else self.text_prior
 
     # -- public ----------------------------------------------------------
     def plan(self, question: str) -> OfflinePlan:
         neighbours: dict[str, list[CandidateFact]] = {}
+        groups = self._topic_groups(question, neighbours)
+        if self.structured:
+            found = self._plan_structured(question, groups, neighbours)
+            if found is not None:
+                return found
         best: tuple[float, OfflinePlan] | None = None
-        for group in self._topic_groups(question, neighbours):
+        for group in groups:
             for start, end, entity_id, surface in group:
                 analysis = self.matcher.analyse(question, exclude=[(start, end)], whole=False)
                 state = self._search(entity_id, analysis, neighbours)
@@ -119,6 +147,59 @@ class OfflinePlanner:
         if best is None:
             return OfflinePlan(subquestions=[question])
         return best[1]
+
+    def _plan_structured(self, question: str, groups: list[list[Mention]],
+                         neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan | None:
+        """The best path explaining the question's phrases in order, from any topic mention.
+
+        A longer mention wins as soon as one of its paths explains every phrase;
+        None when no mention yields a path (the word-coverage search then tries).
+        """
+        def read(entity_ids):
+            self._load(entity_ids, neighbours)
+            return {e: neighbours.get(e, []) for e in entity_ids}
+
+        search = StructuredSearch(self.phrases, self.profiles.of_fact, read, self.search_settings,
+                                  prior=self.source_prior)
+        best: tuple[tuple, Mention, QuestionReading, StructuredPath, list[str]] | None = None
+        for group in groups:
+            for mention in group:
+                reading = read_question(question, (mention[0], mention[1]))
+                path = search.search(reading, mention[2])
+                if path is None:
+                    continue
+                missing = search.unexplained(reading, path)
+                rank = (not missing, round(path.total, 6))
+                if best is None or rank > best[0]:
+                    best = (rank, mention, reading, path, missing)
+            if best is not None and not best[4]:
+                break
+        if best is None:
+            return None
+        _rank, (_s, _e, topic_id, surface), reading, path, missing = best
+        return self._structured_to_plan(topic_id, surface, reading, path, missing)
+
+    def _structured_to_plan(self, topic_id: str, surface: str, reading: QuestionReading, path: StructuredPath,
+                            missing: list[str]) -> OfflinePlan:
+        topic_name = self.graph.entity_name(topic_id) or surface
+        segments = reading.required
+        subqs = []
+        for i, hop in enumerate(path.hops):
+            prof = self.profiles.of_fact(hop.fact)
+            subqs.append(subquestion_for(prof, topic_name if i == 0 else PLACEHOLDER, hop.fact.direction))
+        return OfflinePlan(
+            subquestions=subqs,
+            topic=topic_name,
+            topic_id=topic_id,
+            relations=[h.key for h in path.hops],
+            directions=[h.fact.direction for h in path.hops],
+            entities=[_endpoints(h.fact)[1][0] for h in path.hops],
+            facts=[h.fact.fact_id for h in path.hops],
+            scores=[h.fit * (h.last - h.first) for h in path.hops],
+            explained=[[w for seg in segments[h.first:h.last] for w in seg.content] for h in path.hops],
+            score=path.total,
+            unexplained=missing,
+        )
 
     # -- topic linking ---------------------------------------------------
     @property

@@ -1,0 +1,206 @@
+"""Path search guided by the question's structure: hops explain its relation phrases in order.
+
+`kgtool.reason.question` reads the question's relation phrases nearest-first. This
+search walks the graph from the topic entity (a bounded beam, neighbourhoods read
+through the GraphView in one call per depth) and scores each whole path against
+those phrases:
+
+* hop i explains the next one to three consecutive phrases (one relation said in
+  several pieces: "the place of birth" is read as "birth", then "place"), scored by
+  `PhraseScorer` against the hop's relation; a relation read against its
+  direction counts `reverse_factor` of that;
+* every phrase is explained once, in order; a hop may explain none (a link the
+  question leaves implicit), at a price and never twice in a row;
+* the answer-type hint ("which city") adds a small bonus to the last hop's relation.
+
+Relative scores decide: the path whose relations fit the phrases best wins even
+when a paraphrase fits only loosely; a phrase whose hop fits below `explains` is
+still reported as unexplained, so callers can tell a confident reading from a guess.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from kgtool.core.types import CandidateFact
+from kgtool.reason.agents.offline.common import _endpoints, relation_key
+from kgtool.reason.question import QuestionReading, Segment
+from kgtool.reason.relmatch import RelationProfile
+from kgtool.reason.segmatch import PhraseScorer, merged_text
+
+
+@dataclass(frozen=True)
+class StructuredHop:
+    fact: CandidateFact
+    key: str
+    first: int  # index of the first segment it explains
+    last: int  # one past the last (first == last: a silent hop)
+    fit: float  # its relation's fit to those segments (direction applied)
+
+
+@dataclass(frozen=True)
+class StructuredPath:
+    hops: tuple[StructuredHop, ...]
+    entity_id: str
+    visited: frozenset[str]
+    consumed: int
+    score: float
+    silent: int = 0
+    bonus: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.score + self.bonus
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    beam_width: int = 12
+    fanout: int = 4  # facts followed per (relation, direction) group
+    max_merge: int = 3  # consecutive phrases one hop may explain
+    hop_cost: float = 0.3
+    merge_cost: float = 0.35  # per extra phrase a hop explains
+    silent_cost: float = 0.6
+    soft_cost: float = 0.2  # ending without a hop for a soft last phrase (the frame's verb)
+    max_silent: int = 2
+    reverse_factor: float = 0.75
+    type_weight: float = 0.2
+    explains: float = 0.5  # a hop fitting its phrases below this leaves them unexplained
+    max_hops: int = 6
+
+
+class StructuredSearch:
+    """Beam search for the path that explains a question reading's phrases in order."""
+
+    def __init__(self, scorer: PhraseScorer, profile_of: Callable[[CandidateFact], RelationProfile],
+                 neighbours: Callable[[Sequence[str]], dict[str, list[CandidateFact]]],
+                 settings: SearchSettings = SearchSettings(), prior: Callable[[CandidateFact], float] | None = None):
+        self.scorer = scorer
+        self.profile_of = profile_of
+        self.neighbours = neighbours
+        self.s = settings
+        self.prior = prior or (lambda fact: 1.0)
+
+    def search(self, reading: QuestionReading, topic_id: str) -> StructuredPath | None:
+        segments = list(reading.required)
+        n = len(segments)
+        if not n:
+            return None
+        singles = [merged_text([seg]) for seg in segments]
+        texts = {(i, j): (singles[i:j], merged_text(segments[i:j])) for i in range(n)
+                 for j in range(i + 1, min(n, i + self.s.max_merge) + 1)}
+        type_text = self._type_text(reading)
+        wanted = [(t, True) for t in singles] + [(whole, False) for (i, j), (_p, whole) in texts.items() if j > i + 1]
+        self.scorer.prepare(wanted + ([(type_text, True)] if type_text else []))
+        soft_end = n > 1 and segments[-1].soft
+        beam = [StructuredPath((), topic_id, frozenset([topic_id]), 0, 0.0)]
+        finished: list[StructuredPath] = []
+        for _depth in range(min(self.s.max_hops, n + self.s.max_silent)):
+            live = [p for p in beam if p.consumed < n]
+            if not live:
+                break
+            pools = self.neighbours([p.entity_id for p in live])
+            grown: list[StructuredPath] = []
+            for path in live:
+                grown.extend(self._extend(path, pools.get(path.entity_id, []), texts, n))
+            if not grown:
+                break
+            for path in grown:
+                if path.consumed == n:
+                    finished.append(self._with_type_bonus(path, type_text))
+                elif soft_end and path.consumed == n - 1 and path.hops[-1].first < path.hops[-1].last:
+                    ended = StructuredPath(path.hops, path.entity_id, path.visited, path.consumed,
+                                           path.score - self.s.soft_cost, path.silent)
+                    finished.append(self._with_type_bonus(ended, type_text))
+            grown.sort(key=lambda p: (p.score + (n - p.consumed), -len(p.hops)), reverse=True)
+            seen: set[tuple] = set()
+            beam = []
+            for path in grown:
+                sig = (path.entity_id, path.consumed, tuple(h.key for h in path.hops))
+                if sig in seen:
+                    continue
+                seen.add(sig)
+                beam.append(path)
+                if len(beam) >= self.s.beam_width:
+                    break
+            if finished and max(p.total for p in finished) >= max((p.score + (n - p.consumed) for p in beam),
+                                                                  default=float("-inf")):
+                break  # no path still growing can beat the best finished one
+        if not finished:
+            return None
+        return max(finished, key=lambda p: (round(p.total, 6), -len(p.hops)))
+
+    def _extend(self, path: StructuredPath, facts: list[CandidateFact], texts: dict, n: int) -> list[StructuredPath]:
+        groups: dict[tuple[str, str], list[CandidateFact]] = {}
+        for fact in facts:
+            next_id = _endpoints(fact)[1][0]
+            if fact.head_id == fact.tail_id or next_id in path.visited:
+                continue
+            groups.setdefault((relation_key(fact), fact.direction), []).append(fact)
+        out: list[StructuredPath] = []
+        k = path.consumed
+        last_silent = bool(path.hops) and path.hops[-1].first == path.hops[-1].last
+        for (key, direction), members in groups.items():
+            members = sorted(members, key=self.prior, reverse=True)[: self.s.fanout]
+            prof = self.profile_of(members[0])
+            factor = self.s.reverse_factor if direction == "in" else 1.0
+            for j in range(k + 1, min(n, k + self.s.max_merge) + 1):
+                parts, whole = texts[(k, j)]
+                fit = factor * (self.scorer.score(whole, prof) if j == k + 1 else
+                                self.scorer.group_score(parts, whole, prof))
+                gain = (j - k) * fit - self.s.hop_cost - (j - k - 1) * self.s.merge_cost
+                for fact in members:
+                    gain_f = gain * self.prior(fact) if gain > 0 else gain
+                    out.append(self._step(path, fact, key, k, j, fit, gain_f))
+            if path.silent < self.s.max_silent and not last_silent and path.hops is not None:
+                for fact in members:
+                    out.append(self._step(path, fact, key, k, k, 0.0, -self.s.silent_cost))
+        return out
+
+    @staticmethod
+    def _step(path: StructuredPath, fact: CandidateFact, key: str, first: int, last: int, fit: float,
+              gain: float) -> StructuredPath:
+        next_id = _endpoints(fact)[1][0]
+        return StructuredPath(
+            (*path.hops, StructuredHop(fact, key, first, last, fit)),
+            next_id,
+            path.visited | {next_id},
+            last,
+            path.score + gain,
+            path.silent + (1 if first == last else 0),
+        )
+
+    def _type_text(self, reading: QuestionReading) -> str | None:
+        optional = [s for s in reading.segments if s.optional and s.content]
+        if optional:
+            return " ".join(optional[-1].content)
+        return None
+
+    def _with_type_bonus(self, path: StructuredPath, type_text: str | None) -> StructuredPath:
+        if not type_text or not path.hops:
+            return path
+        last = path.hops[-1]
+        fit = self.scorer.score(type_text, self.profile_of(last.fact))
+        if last.fact.direction == "in":
+            fit *= self.s.reverse_factor
+        return StructuredPath(path.hops, path.entity_id, path.visited, path.consumed, path.score, path.silent,
+                              self.s.type_weight * fit)
+
+    def unexplained(self, reading: QuestionReading, path: StructuredPath | None) -> list[str]:
+        """The required phrases no hop of the path explains with at least `explains` fit."""
+        segments: Sequence[Segment] = reading.required
+        if path is None:
+            return [s.text for s in segments]
+        covered = set()
+        for hop in path.hops:
+            if hop.fit >= self.s.explains:
+                covered.update(range(hop.first, hop.last))
+        n = len(segments)
+        if path.consumed < n and path.hops and (n - 2) in covered:
+            # a soft last phrase without a hop of its own: explained if the last hop's relation
+            # reads well with it ("leads" + "government")
+            parts = [merged_text([segments[n - 2]]), merged_text([segments[n - 1]])]
+            fit = self.scorer.group_score(parts, merged_text(segments[n - 2:]), self.profile_of(path.hops[-1].fact))
+            if fit >= self.s.explains:
+                covered.add(n - 1)
+        return [s.text for i, s in enumerate(segments) if i not in covered]

