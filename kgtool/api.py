@@ -47,6 +47,7 @@ class KnowledgeGraph:
         self._matcher = None
         self._methods = None
         self._agents = None
+        self._scopes_checked: set = set()  # scopes whose cases and batches were found in the graph
         # answer_many's workers may ask for a model first at the same moment: load it once
         self._loading = threading.RLock()
 
@@ -104,13 +105,22 @@ class KnowledgeGraph:
                 phase=phase, conflicts=conflicts))
         from kgtool.ingest.pipeline import ingest_edits
 
-        summary = ingest_edits(
+        summary = self._counting_new(lambda: ingest_edits(
             self.db, path, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
             batch_size=batch_size, delta_rel=self.settings.delta_rel,
             embedder=self.embedder if embed_relations else None, settings=self.settings, progress=progress,
             conflicts=conflicts,
-        )
+        ))
         self.reset_caches()
+        return summary
+
+    def _counting_new(self, ingest):
+        """Run an ingest and set `summary.new`: how many edits, facts, documents and passages it added
+        (the rest of what it wrote was already present, as on a re-run)."""
+        before = self.db.read("ingest/node_counts")[0]
+        summary = ingest()
+        after = self.db.read("ingest/node_counts")[0]
+        summary.new = {key: max(0, after[key] - before[key]) for key in after}
         return summary
 
     def ingest_facts(self, path: str | Path, *, format: str | None = None, strict: bool = False,
@@ -130,8 +140,9 @@ class KnowledgeGraph:
                 embedder=self.embedder if embed_relations else None, progress=progress, phase=phase))
         from kgtool.ingest.facts import ingest_facts
 
-        summary = ingest_facts(self.db, path, format=format, strict=strict, batch_size=batch_size,
-                               embedder=self.embedder if embed_relations else None, progress=progress)
+        summary = self._counting_new(lambda: ingest_facts(
+            self.db, path, format=format, strict=strict, batch_size=batch_size,
+            embedder=self.embedder if embed_relations else None, progress=progress))
         self.reset_caches()
         return summary
 
@@ -158,6 +169,7 @@ class KnowledgeGraph:
             # names and relations changed; no alias was added, and the entity count the
             # linker checks its name keys against drops when entities go
             self._catalog = None
+            self._scopes_checked = set()
         return report
 
     def ingest_docs(self, path: str | Path, *, format: str | None = None, extractor="mentions",
@@ -172,10 +184,11 @@ class KnowledgeGraph:
         """
         from kgtool.ingest.docs import ingest_docs
 
-        summary = ingest_docs(self.db, path, format=format, extractor=extractor, strict=strict,
-                              batch_size=batch_size, embedder=self.embedder if embed_relations else None,
-                              passage_embedder=self.embedder if embed_passages else None,
-                              settings=self.settings, progress=progress, embed_progress=embed_progress)
+        summary = self._counting_new(lambda: ingest_docs(
+            self.db, path, format=format, extractor=extractor, strict=strict, batch_size=batch_size,
+            embedder=self.embedder if embed_relations else None,
+            passage_embedder=self.embedder if embed_passages else None,
+            settings=self.settings, progress=progress, embed_progress=embed_progress))
         self.reset_caches()
         return summary
 
@@ -198,8 +211,38 @@ class KnowledgeGraph:
         """
         from kgtool.reason.runner import run_method
 
+        scope = Scope.parse(scope)
+        self.check_scope(scope)
         return run_method(self, question, method=method, agents=agents or self.default_agents(),
-                          scope=Scope.parse(scope), config=method_config)
+                          scope=scope, config=method_config)
+
+    def check_scope(self, scope) -> None:
+        """Raise InputError when a scope names a case or batch no stored edit has, naming some that exist.
+
+        Without the check such a scope silently answers from the pre-edit facts alone.
+        """
+        scope = Scope.parse(scope)
+        key = (scope.cases, scope.batches)
+        if (scope.cases is None and scope.batches is None) or key in self._scopes_checked:
+            return
+        row = self.db.read("scope/known", **{k: v for k, v in scope.params().items() if k != "perturbation"})[0]
+        missing_cases = [c for c in scope.cases or () if c not in set(row["cases"])]
+        missing_batches = [b for b in scope.batches or () if b not in set(row["batches"])]
+        if missing_cases or missing_batches:
+            from kgtool.errors import InputError
+
+            known = self.db.read("scope/examples", limit=5)[0]
+            parts = []
+            for kind, missing, some, count in (("case", missing_cases, known["cases"], known["case_count"]),
+                                               ("batch", missing_batches, known["batches"], known["batch_count"])):
+                if missing:
+                    have = (f"the graph has {count} {kind}{'s' if count != 1 else ''}"
+                            + (f", e.g. {', '.join(map(str, some))}" if some else "")) if count else \
+                        f"the graph has no edits with a {kind}"
+                    parts.append(f"no edit of {kind} {', '.join(missing)} is in the graph ({have})")
+            raise InputError("; ".join(parts) + "; ingest them first or fix --scope (`kgtool cypher -f "
+                                                "cypher/analyst/sources.cypher` lists what is stored)")
+        self._scopes_checked.add(key)
 
     def answer_many(self, questions, *, workers: int = 4, method: str = "care", agents: str | None = None,
                     scope=None, scopes=None, progress=None, **method_config) -> list[Answer]:
@@ -380,8 +423,9 @@ class KnowledgeGraph:
         self.reset_caches()
 
     def reset_caches(self) -> None:
-        """Forget what was derived from the graph's contents (names, relations)."""
+        """Forget what was derived from the graph's contents (names, relations, checked scopes)."""
         self._catalog = None
+        self._scopes_checked = set()
         from kgtool.ingest.linking import GraphLinker
 
         GraphLinker.forget(self.db)  # new aliases leave the entity count alone: re-check every entity's name keys

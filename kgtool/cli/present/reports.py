@@ -56,13 +56,12 @@ def bulk_rows(summary) -> tuple:
             ("import report", phases.import_report))
 
 
-def new_and_present(summary, key: str, label: str) -> tuple:
-    """`label: N new, M already present` when the summary tells them apart (a re-ingest writes nothing new)."""
-    new = getattr(summary, f"{key}_new", None)
+def new_and_present(summary, key: str, written: int, label: str) -> tuple:
+    """A row `label: N new, M already present` (a re-run of the same file adds nothing new)."""
+    new = (getattr(summary, "new", None) or {}).get(key)
     if new is None:
         return ()
-    total = getattr(summary, key)
-    return ((f"{label} new / already present", f"{new} / {max(total - new, 0)}"),)
+    return ((f"{label} new / already present", f"{new} / {max(written - new, 0)}"),)
 
 
 def print_ingest(path, rows, summary) -> None:
