@@ -201,20 +201,24 @@ class KnowledgeGraph:
                **method_config) -> Answer:
         """Answer a multi-hop question with a registered method; the whole reasoning path is stored as a Run.
 
-        method: a name from `kg.methods` (see `kgtool methods`); method_config: that method's
-        settings (e.g. tau_max=1 for care), defaulting to the settings of the same names.
+        method: a name from `kg.methods` (see `kgtool methods NAME`); method_config: that method's
+        settings (e.g. tau_max=1 for care), defaulting to its paper's values (a global setting fills
+        one only where the method maps it).
         agents: "offline" or "llm" (default: llm when an endpoint is configured).
         scope: "all" (default: every edit in force), a list of case ids, or
-        {"cases": [...], "batches": [...], "perturbation": id}.
+        {"cases": [...], "batches": [...], "perturbation": id}; a case or batch no edit has is an error.
         Returns a kgtool.core.types.Answer: the answer, the chain (facts with evidence),
         run id, latency (load time apart), tokens, backtracks.
         """
-        from kgtool.reason.runner import run_method
-
         scope = Scope.parse(scope)
         self.check_scope(scope)
+        return self._answer(question, method=method, agents=agents, scope=scope, **method_config)
+
+    def _answer(self, question: str, *, method: str, agents: str | None, scope, **method_config) -> Answer:
+        from kgtool.reason.runner import run_method
+
         return run_method(self, question, method=method, agents=agents or self.default_agents(),
-                          scope=scope, config=method_config)
+                          scope=Scope.parse(scope), config=method_config)
 
     def check_scope(self, scope) -> None:
         """Raise InputError when a scope names a case or batch no stored edit has, naming some that exist.
@@ -248,12 +252,15 @@ class KnowledgeGraph:
                     scope=None, scopes=None, progress=None, **method_config) -> list[Answer]:
         """Answer many questions in parallel: one driver, one session per worker.
 
-        `scopes`, when given, is one scope per question (for k-edited evaluation).
+        `scopes`, when given, is one scope per question (for k-edited evaluation; a case without
+        edits then just answers from the base facts); a single `scope` is checked like answer's.
         Results come back in the order of `questions`.
         """
         from concurrent.futures import ThreadPoolExecutor
 
         questions = list(questions)
+        if scopes is None:
+            self.check_scope(scope)
         scopes = list(scopes) if scopes is not None else [scope] * len(questions)
         kind = agents or self.default_agents()
         self.prepare(kind)  # load shared models once, before the threads start
@@ -261,7 +268,7 @@ class KnowledgeGraph:
 
         def one(item):
             q, sc = item
-            result = self.answer(q, method=method, agents=kind, scope=sc, **method_config)
+            result = self._answer(q, method=method, agents=kind, scope=sc, **method_config)
             with lock:  # workers finish concurrently
                 done[0] += 1
                 if progress:
