@@ -47,6 +47,7 @@ class KnowledgeGraph:
         self._matcher = None
         self._methods = None
         self._agents = None
+        self._scopes_checked: set = set()  # scopes whose cases and batches were found in the graph
         # answer_many's workers may ask for a model first at the same moment: load it once
         self._loading = threading.RLock()
 
@@ -104,13 +105,22 @@ class KnowledgeGraph:
                 phase=phase, conflicts=conflicts))
         from kgtool.ingest.pipeline import ingest_edits
 
-        summary = ingest_edits(
+        summary = self._counting_new(lambda: ingest_edits(
             self.db, path, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
             batch_size=batch_size, delta_rel=self.settings.delta_rel,
             embedder=self.embedder if embed_relations else None, settings=self.settings, progress=progress,
             conflicts=conflicts,
-        )
+        ))
         self.reset_caches()
+        return summary
+
+    def _counting_new(self, ingest):
+        """Run an ingest and set `summary.new`: how many edits, facts, documents and passages it added
+        (the rest of what it wrote was already present, as on a re-run)."""
+        before = self.db.read("ingest/node_counts")[0]
+        summary = ingest()
+        after = self.db.read("ingest/node_counts")[0]
+        summary.new = {key: max(0, after[key] - before[key]) for key in after}
         return summary
 
     def ingest_facts(self, path: str | Path, *, format: str | None = None, strict: bool = False,
@@ -130,8 +140,9 @@ class KnowledgeGraph:
                 embedder=self.embedder if embed_relations else None, progress=progress, phase=phase))
         from kgtool.ingest.facts import ingest_facts
 
-        summary = ingest_facts(self.db, path, format=format, strict=strict, batch_size=batch_size,
-                               embedder=self.embedder if embed_relations else None, progress=progress)
+        summary = self._counting_new(lambda: ingest_facts(
+            self.db, path, format=format, strict=strict, batch_size=batch_size,
+            embedder=self.embedder if embed_relations else None, progress=progress))
         self.reset_caches()
         return summary
 
@@ -158,6 +169,7 @@ class KnowledgeGraph:
             # names and relations changed; no alias was added, and the entity count the
             # linker checks its name keys against drops when entities go
             self._catalog = None
+            self._scopes_checked = set()
         return report
 
     def ingest_docs(self, path: str | Path, *, format: str | None = None, extractor="mentions",
@@ -172,10 +184,11 @@ class KnowledgeGraph:
         """
         from kgtool.ingest.docs import ingest_docs
 
-        summary = ingest_docs(self.db, path, format=format, extractor=extractor, strict=strict,
-                              batch_size=batch_size, embedder=self.embedder if embed_relations else None,
-                              passage_embedder=self.embedder if embed_passages else None,
-                              settings=self.settings, progress=progress, embed_progress=embed_progress)
+        summary = self._counting_new(lambda: ingest_docs(
+            self.db, path, format=format, extractor=extractor, strict=strict, batch_size=batch_size,
+            embedder=self.embedder if embed_relations else None,
+            passage_embedder=self.embedder if embed_passages else None,
+            settings=self.settings, progress=progress, embed_progress=embed_progress))
         self.reset_caches()
         return summary
 
@@ -228,29 +241,66 @@ class KnowledgeGraph:
                **method_config) -> Answer:
         """Answer a multi-hop question with a registered method; the whole reasoning path is stored as a Run.
 
-        method: a name from `kg.methods` (see `kgtool methods`); method_config: that method's
-        settings (e.g. tau_max=1 for care), defaulting to the settings of the same names.
+        method: a name from `kg.methods` (see `kgtool methods NAME`); method_config: that method's
+        settings (e.g. tau_max=1 for care), defaulting to its paper's values (a global setting fills
+        one only where the method maps it).
         agents: "offline" or "llm" (default: llm when an endpoint is configured).
         scope: "all" (default: every edit in force), a list of case ids, or
-        {"cases": [...], "batches": [...], "perturbation": id}.
+        {"cases": [...], "batches": [...], "perturbation": id}; a case or batch no edit has is an error.
         Returns a kgtool.core.types.Answer: the answer, the chain (facts with evidence),
         run id, latency (load time apart), tokens, backtracks.
         """
+        scope = Scope.parse(scope)
+        self.check_scope(scope)
+        return self._answer(question, method=method, agents=agents, scope=scope, **method_config)
+
+    def _answer(self, question: str, *, method: str, agents: str | None, scope, **method_config) -> Answer:
         from kgtool.reason.runner import run_method
 
         return run_method(self, question, method=method, agents=agents or self.default_agents(),
                           scope=Scope.parse(scope), config=method_config)
 
+    def check_scope(self, scope) -> None:
+        """Raise InputError when a scope names a case or batch no stored edit has, naming some that exist.
+
+        Without the check such a scope silently answers from the pre-edit facts alone.
+        """
+        scope = Scope.parse(scope)
+        key = (scope.cases, scope.batches)
+        if (scope.cases is None and scope.batches is None) or key in self._scopes_checked:
+            return
+        row = self.db.read("scope/known", **{k: v for k, v in scope.params().items() if k != "perturbation"})[0]
+        missing_cases = [c for c in scope.cases or () if c not in set(row["cases"])]
+        missing_batches = [b for b in scope.batches or () if b not in set(row["batches"])]
+        if missing_cases or missing_batches:
+            from kgtool.errors import InputError
+
+            known = self.db.read("scope/examples", limit=5)[0]
+            parts = []
+            for kind, missing, some, count in (("case", missing_cases, known["cases"], known["case_count"]),
+                                               ("batch", missing_batches, known["batches"], known["batch_count"])):
+                if missing:
+                    have = (f"the graph has {count} {kind}{'s' if count != 1 else ''}"
+                            + (f", e.g. {', '.join(map(str, some))}" if some else "")) if count else \
+                        f"the graph has no edits with a {kind}"
+                    parts.append(f"no edit of {kind} {', '.join(missing)} is in the graph ({have})")
+            raise InputError("; ".join(parts) + "; ingest them first or fix --scope (`kgtool cypher -f "
+                                                "cypher/analyst/sources.cypher` lists what is stored)")
+        self._scopes_checked.add(key)
+
     def answer_many(self, questions, *, workers: int = 4, method: str = "care", agents: str | None = None,
                     scope=None, scopes=None, progress=None, **method_config) -> list[Answer]:
         """Answer many questions in parallel: one driver, one session per worker.
 
-        `scopes`, when given, is one scope per question (for k-edited evaluation).
+        `scopes`, when given, is one scope per question (for k-edited evaluation; a case without
+        edits then just answers from the base facts); a single `scope` is checked like answer's.
         Results come back in the order of `questions`.
         """
         from concurrent.futures import ThreadPoolExecutor
 
         questions = list(questions)
+        if scopes is None:
+            self.check_scope(scope)
         scopes = list(scopes) if scopes is not None else [scope] * len(questions)
         kind = agents or self.default_agents()
         self.prepare(kind)  # load shared models once, before the threads start
@@ -258,7 +308,7 @@ class KnowledgeGraph:
 
         def one(item):
             q, sc = item
-            result = self.answer(q, method=method, agents=kind, scope=sc, **method_config)
+            result = self._answer(q, method=method, agents=kind, scope=sc, **method_config)
             with lock:  # workers finish concurrently
                 done[0] += 1
                 if progress:
@@ -420,8 +470,9 @@ class KnowledgeGraph:
         self.reset_caches()
 
     def reset_caches(self) -> None:
-        """Forget what was derived from the graph's contents (names, relations)."""
+        """Forget what was derived from the graph's contents (names, relations, checked scopes)."""
         self._catalog = None
+        self._scopes_checked = set()
         from kgtool.ingest.linking import GraphLinker
 
         GraphLinker.forget(self.db)  # new aliases leave the entity count alone: re-check every entity's name keys

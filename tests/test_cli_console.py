@@ -106,3 +106,52 @@ def test_a_candidate_label_shows_its_p_whole():
     for line in lines:
         assert line.endswith("· p &lt;0.001"), line
         assert len(line.replace("&lt;", "<")) <= CAND_CHARS, line
+
+
+# --- said before anything connects: wrong files, misspelt names ---------------------------------------
+NO_SERVER = {"NEO4J_URI": "bolt://127.0.0.1:1"}  # any command that tried to connect would fail differently
+
+
+def _cli(*args):
+    from kgtool.cli import main
+
+    return CliRunner().invoke(main, list(args), env=NO_SERVER)
+
+
+def test_a_file_of_another_kind_gets_the_command_that_reads_it(tmp_path):
+    kg_tsv = tmp_path / "kg.tsv"
+    kg_tsv.write_text("Hey Jude\tperformer\tThe Beatles\n", encoding="utf-8")
+    out = _cli("ingest", "edits", str(kg_tsv))
+    assert out.exit_code == 2 and f"`kgtool ingest facts {kg_tsv}`" in out.output, out.output
+    edits = tmp_path / "edits.jsonl"
+    edits.write_text('{"id": "e", "subject": "A", "relation": "r", "object": "B", "description": "A r B."}\n')
+    out = _cli("ingest", "facts", str(edits))
+    assert out.exit_code == 2 and f"`kgtool ingest edits {edits}`" in out.output, out.output
+    mquake = tmp_path / "cases.json"
+    mquake.write_text('[{"case_id": 1, "requested_rewrite": []}]', encoding="utf-8")
+    out = _cli("eval", "qa", str(mquake))
+    assert out.exit_code == 2 and f"`kgtool eval mquake {mquake}`" in out.output, out.output
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text('{"id": "q", "question": "Who?", "answers": ["B"]}\n', encoding="utf-8")
+    out = _cli("eval", "mquake", str(qa))
+    assert out.exit_code == 2 and f"`kgtool eval qa {qa}`" in out.output, out.output
+
+
+def test_misspelt_names_get_a_did_you_mean():
+    assert "did you mean 'vog'" in _cli("ask", "Who?", "--method", "vgo").output
+    assert "did you mean 'vog'" in _cli("methods", "vgo").output
+    assert "did you mean 'tau_max'" in _cli("ask", "Who?", "--set", "tau_mx=1").output
+    assert "did you mean 'jsonl'" in _cli("ingest", "edits", __file__, "--format", "jsnl").output
+    assert "did you mean 'trace'" in _cli("tarce", "list").output
+
+
+def test_methods_name_lists_each_setting_with_its_default_and_meaning():
+    from kgtool.reason.methods import METHODS
+
+    for name in METHODS.names():
+        out = _cli("methods", name)
+        assert out.exit_code == 0, out.output
+        for s in METHODS.settings(name):
+            row = next((ln for ln in out.output.splitlines() if ln.split("│")[1:2] and
+                        ln.split("│")[1].strip() == s.name), None)
+            assert row is not None and repr(s.default) in row and s.doc[:20] in row, (name, s.name, out.output)

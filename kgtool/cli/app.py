@@ -94,7 +94,22 @@ def parse_pairs(pairs: tuple[str, ...], option: str = "--param") -> dict:
     return params
 
 
-class RegistryChoice(click.Choice):
+class Choice(click.Choice):
+    """A click choice whose error names the closest choices (`did you mean 'jsonl'?`)."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            from kgtool.core.suggest import did_you_mean
+
+            hint = did_you_mean(value, self.choices)
+            if hint:
+                exc.message = f"{exc.message.rstrip('.')}{hint}"
+            raise
+
+
+class RegistryChoice(Choice):
     """The names of a registry as a click choice, read when first needed (not when the CLI is imported)."""
 
     def __init__(self, load_names):

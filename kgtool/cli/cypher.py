@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from kgtool.cli.app import connect, parse_pairs
+from kgtool.cli.app import Choice, connect, parse_pairs
 from kgtool.cli.present import console, err_console, print_rows
 
 
@@ -11,7 +11,7 @@ from kgtool.cli.present import console, err_console, print_rows
 @click.argument("query", required=False)
 @click.option("-f", "--file", "file_", type=click.Path(exists=True, dir_okay=False), help="Read the query from a file.")
 @click.option("-p", "--param", "params", multiple=True, help="key=value; the value is parsed as JSON when it can be.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=Choice(["table", "json", "csv"]), default="table", show_default=True)
 def cypher(query, file_, params, fmt):
     """Run a read-only Cypher QUERY (or -f FILE) against the graph.
 

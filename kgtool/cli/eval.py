@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import click
 
-from kgtool.cli.app import agent_choice, connect
+from kgtool.cli.app import Choice, agent_choice, connect
 from kgtool.cli.present import console, write_json
 from kgtool.cli.present.reports import print_eval, print_retrieval, print_verified, run_with_progress
-from kgtool.eval.qa_data import FORMATS as QA_FORMATS  # light: only the --format choices
+from kgtool.core import formats
 from kgtool.errors import KgToolError
 
 
@@ -66,7 +66,7 @@ def _run_eval(evaluate, json_out, html_out):
 
 @eval_.command("mquake")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--scope", type=click.Choice(["1", "k", "all"]), default="all", show_default=True,
+@click.option("--scope", type=Choice(["1", "k", "all"]), default="all", show_default=True,
               help="Edits in force per case: its own (1), its group of --k cases (k), or all.")
 @click.option("--k", default=100, show_default=True, help="Group size for --scope k.")
 @_eval_options("cases")
@@ -79,6 +79,7 @@ def eval_mquake(path, scope, k, methods, agents, workers, limit, perturb, keep_p
     One row per method: accuracy, latency p50/p90, tokens and backtracks per
     question, run statuses.
     """
+    formats.check_kind(path, formats.MQUAKE)
     _run_eval(lambda kg, progress: kg.evaluate_mquake(
         path, methods=methods, scope=scope, k=k, agents=agents, workers=workers, limit=limit, perturb=perturb,
         keep_perturbation=keep_perturbation, progress=progress), json_out, html_out)
@@ -86,7 +87,7 @@ def eval_mquake(path, scope, k, methods, agents, workers, limit, perturb, keep_p
 
 @eval_.command("qa")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(QA_FORMATS), default=None,
+@click.option("--format", "fmt", type=Choice(formats.QA.formats), default=None,
               help="jsonl ({\"id\", \"question\", \"answers\": [...], \"hops\"?}), hotpotqa, musique, 2wiki, or "
                    "pathquestion (question<TAB>answers[<TAB>path]). Default: from the extension (.jsonl, .txt).")
 @_eval_options("questions")
@@ -98,6 +99,7 @@ def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbati
     Every edit in the graph is in force. A bad record stops the run before
     any question is answered, and every bad line is listed (file:line).
     """
+    formats.detect_format(path, fmt, formats.QA)
     _run_eval(lambda kg, progress: kg.evaluate_qa(
         path, format=fmt, methods=methods, agents=agents, workers=workers, limit=limit, perturb=perturb,
         keep_perturbation=keep_perturbation, progress=progress), json_out, html_out)
@@ -105,7 +107,7 @@ def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbati
 
 @eval_.command("retrieval")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["hotpotqa", "musique"]), required=True,
+@click.option("--format", "fmt", type=Choice(["hotpotqa", "musique"]), required=True,
               help="The question file's format; its corpus must be in the graph (kgtool ingest docs).")
 @click.option("-k", "k", default="2,5,10", show_default=True, metavar="K1,K2,...", help="Cut-offs for recall@k.")
 @click.option("--retriever", "retrievers", default="all", show_default=True, metavar="R1,R2,...|all",
@@ -144,7 +146,7 @@ def eval_remove_perturbation(perturbation_id):
 
 @click.command("verify-benchmark")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(QA_FORMATS), default=None,
+@click.option("--format", "fmt", type=Choice(formats.QA.formats), default=None,
               help="The question file's format (as for `kgtool eval qa`). Default: from the extension.")
 @click.option("--max-hops", default=4, show_default=True, type=click.IntRange(1, 6),
               help="Longest chain of facts that counts as a grounded path.")

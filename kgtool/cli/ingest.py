@@ -5,8 +5,9 @@ import sys
 
 import click
 
-from kgtool.cli.app import connect
+from kgtool.cli.app import Choice, connect
 from kgtool.cli_resolve import resolve_after_ingest, resolve_option
+from kgtool.core import formats
 from kgtool.cli.present import write_json
 from kgtool.cli.present.reports import (bulk_phase, bulk_rows, ingest_progress, new_and_present, print_delete,
                                         print_ingest)
@@ -20,7 +21,7 @@ def _finish(path, rows, summary, json_out) -> None:
     """Print the summary, write its JSON; exit 1 if records were skipped."""
     print_ingest(path, rows, summary)
     if json_out:
-        write_json(json_out, summary.as_dict())
+        write_json(json_out, {**summary.as_dict(), "new": getattr(summary, "new", None)})
     if summary.skipped:
         sys.exit(1)
 
@@ -32,7 +33,7 @@ def ingest():
 
 @ingest.command("edits")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["mquake", "jsonl"]), default=None,
+@click.option("--format", "fmt", type=Choice(formats.EDITS.formats), default=None,
               help="Input format (default: from the extension, .json = MQuAKE, .jsonl = kgtool edits).")
 @click.option("--extractor", default="anchor", show_default=True,
               help="anchor (no model), rebel (Babelscape/rebel-large), llm, auto, or a REBEL model directory.")
@@ -41,7 +42,7 @@ def ingest():
 @click.option("--batch", default=None, help="Batch name stored on every edit (default: the file name); scopes answering.")
 @click.option("--batch-size", default=2000, show_default=True, help="Edits per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
-@click.option("--conflicts", type=click.Choice(["latest", "keep-all", "fail"]), default="latest", show_default=True,
+@click.option("--conflicts", type=Choice(["latest", "keep-all", "fail"]), default="latest", show_default=True,
               help="Edits that set one (subject, relation) to different objects: latest = the later edit (later "
                    "run, then later line) wins and the earlier is marked superseded-by-conflict; keep-all = both "
                    "stay in force, flagged; fail = refuse the file and write nothing.")
@@ -55,6 +56,7 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
     consistent with it. Re-running the same file changes nothing. Bad records
     are skipped and listed (file:line and reason) and the exit code is 1.
     """
+    formats.detect_format(path, fmt, formats.EDITS)  # a wrong file is refused before anything starts
     with connect() as kg:
         kg.init_schema()
         with ingest_progress("edits") as (bar, progress):
@@ -65,10 +67,10 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
         resolve_after_ingest(kg, resolve_with)
     _finish(path, (
         ("records read", summary.records_read), ("edits loaded", summary.edits_loaded),
-        *new_and_present(summary, "edits_loaded", "edits"),
+        *new_and_present(summary, "edits", summary.edits_loaded, "edits"),
         ("base facts", summary.base_facts), ("candidates", summary.candidates), ("kept", summary.kept),
         ("rejected", ", ".join(f"{k}: {v}" for k, v in sorted(summary.rejected.items())) or "0"),
-        ("facts written", summary.facts), *new_and_present(summary, "facts", "facts"),
+        ("facts written", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
         ("conflicts", summary.conflicts),
         ("superseded by conflict", f"{summary.superseded_by_conflict} (policy {summary.conflict_policy})"),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
@@ -77,7 +79,7 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
 
 @ingest.command("docs")
 @click.argument("path", type=click.Path(exists=True))
-@click.option("--format", "fmt", type=click.Choice(["hotpotqa", "musique", "2wiki", "jsonl", "text"]), default=None,
+@click.option("--format", "fmt", type=Choice(formats.DOCS.formats), default=None,
               help="hotpotqa ({title: [sentences]}), musique / 2wiki ([{title, text}]), jsonl ({id, title?, text} "
                    "a line) or text (a .txt file or a directory of them). Default: text for a directory or .txt, "
                    "jsonl for .jsonl.")
@@ -96,6 +98,7 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, resolve_
     records where each came from. Re-running the same file changes nothing.
     Bad records are skipped and listed (file:line or file:title) and the exit code is 1.
     """
+    formats.detect_format(path, fmt, formats.DOCS)  # a wrong file is refused before anything starts
     with connect() as kg:
         kg.init_schema()
         with ingest_progress("passages") as (bar, progress):
@@ -112,8 +115,8 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, resolve_
         resolve_after_ingest(kg, resolve_with)
     _finish(path, (
         ("format", summary.format), ("extractor", summary.extractor), ("documents", summary.documents),
-        ("passages", summary.passages), *new_and_present(summary, "passages", "passages"),
-        ("facts", summary.facts), *new_and_present(summary, "facts", "facts"),
+        ("passages", summary.passages), *new_and_present(summary, "passages", summary.passages, "passages"),
+        ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
         ("facts per passage", f"{summary.facts_per_passage:.2f}"), ("entities", summary.entities),
         ("relations", summary.relations), ("passages embedded", summary.passages_embedded),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
@@ -122,7 +125,7 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, resolve_
 
 @ingest.command("facts")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["tsv", "jsonl", "nt"]), default=None,
+@click.option("--format", "fmt", type=Choice(formats.FACTS.formats), default=None,
               help="tsv (head, relation, tail[, evidence] a line), jsonl ({head, relation, tail, evidence?, "
                    "head_id?, tail_id?, relation_id?}) or nt (N-Triples). Default: from the extension "
                    "(.tsv/.txt, .jsonl, .nt).")
@@ -140,6 +143,7 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with
     FILE` removes what only this file stated. Bad lines are skipped and listed
     (file:line and reason) and the exit code is 1.
     """
+    formats.detect_format(path, fmt, formats.FACTS)  # a wrong file is refused before anything starts
     with connect() as kg:
         kg.init_schema()
         with ingest_progress("facts") as (bar, progress):
@@ -149,7 +153,7 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with
         resolve_after_ingest(kg, resolve_with)
     _finish(path, (
         ("format", summary.format), ("lines read", summary.records_read), ("triples read", summary.facts_read),
-        ("facts", summary.facts), *new_and_present(summary, "facts", "facts"),
+        ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
         ("entities", summary.entities), ("relations", summary.relations),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
     ) + bulk_rows(summary), summary, json_out)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from kgtool.cli.app import connect
+from kgtool.cli.app import Choice, connect
 from kgtool.cli.present import console
 from kgtool.cli.present.runs import print_run_list, print_trace
 from kgtool.errors import KgToolError
@@ -21,7 +21,7 @@ def trace():
 
 @trace.command("list")
 @click.option("--method", default=None, help="Only runs of this method.")
-@click.option("--status", type=click.Choice(RUN_STATUSES), default=None, help="Only runs with this status.")
+@click.option("--status", type=Choice(RUN_STATUSES), default=None, help="Only runs with this status.")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1), help="At most this many runs.")
 def trace_list(method, status, limit):
     """The latest runs, newest first, with their ids for `kgtool trace show RUN_ID`."""

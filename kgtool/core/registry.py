@@ -5,7 +5,8 @@ frozen kgtool.core.configs.PartConfig dataclass: every setting typed, with its
 default and a doc) is built from that config: `registry.create("care",
 tau_max=1)` checks names and types against CareConfig and calls
 `Care(CareConfig(tau_max=1))`. Any other factory's keyword arguments are its
-config keys. Either way an unknown key is an error that lists the known ones. Entries may be given as "module:attribute" strings and are
+config keys. Either way an unknown key is an error that lists the known ones.
+Entries may be given as "module:attribute" strings and are
 imported on first use, so listing the methods imports no model code.
 
 The built-in registries are module-level defaults; a KnowledgeGraph works on

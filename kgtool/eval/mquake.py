@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kgtool.core.formats import MQUAKE, check_kind
 from kgtool.core.text import normalize
 from kgtool.errors import ConfigError
 from kgtool.eval.harness import answer_with_each, perturbed, resolve_methods
@@ -79,6 +80,7 @@ def evaluate_mquake(kg, path: str | Path, *, scope: str = "all", k: int = 100, m
     methods: names, "m1,m2" or "all"/None (every registered method). perturb: None,
     "drop=F,distract=F,seed=N" or a mapping (kgtool.eval.perturb). progress(done, total, method).
     """
+    check_kind(path, MQUAKE)  # a QA or edit JSONL file gets the command that reads it
     result = read_edits(path, "mquake")
     cases = result.cases[:limit] if limit else result.cases
     if not cases:

@@ -43,9 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from kgtool.errors import ConfigError, InputError
+from kgtool.core.formats import QA, detect_format
+from kgtool.errors import InputError
 
-FORMATS = ("jsonl", "hotpotqa", "musique", "2wiki", "pathquestion")
+FORMATS = QA.formats
 _MAX_LISTED = 20
 
 
@@ -77,21 +78,13 @@ class _Bad(Exception):
 
 
 def guess_format(path: str | Path) -> str:
-    suffix = Path(path).suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
-    if suffix == ".txt":
-        return "pathquestion"
-    raise ConfigError(f"{path}: cannot tell the QA format from the extension; pass --format "
-                      f"({', '.join(FORMATS)})")
+    return detect_format(path, None, QA)
 
 
 def read_qa(path: str | Path, format: str | None = None, *, limit: int | None = None) -> QAData:
     """Read a QA file; `limit` keeps the first N questions (after validating the whole file)."""
     path = Path(path)
-    fmt = format or guess_format(path)
-    if fmt not in _READERS:
-        raise ConfigError(f"unknown QA format {fmt!r}; known: {', '.join(FORMATS)}")
+    fmt = detect_format(path, format, QA)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     data = QAData(str(path), fmt)

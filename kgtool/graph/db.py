@@ -8,6 +8,7 @@ and values always travel as parameters.
 from __future__ import annotations
 
 import random
+import re
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, TypeVar
@@ -223,7 +224,8 @@ class Database:
             try:
                 summary = session.run("EXPLAIN " + statement.body, params).consume()
             except ClientError as exc:
-                raise DatabaseError(f"the server rejected the query: {exc.message}") from exc
+                message = _without_prefix(exc.message or str(exc), "EXPLAIN ")
+                raise DatabaseError(f"the server rejected the query: {message}") from exc
             console.check(summary.query_type, summary.plan)
             if statement.mode == "explain":
                 return ConsoleResult([], [], summary.plan, profiled=False)
@@ -243,6 +245,28 @@ class Database:
                 raise DatabaseError(f"the query failed: {exc.message}") from exc
             plan = done.profile if statement.mode == "profile" else None
             return ConsoleResult(keys, rows, plan, profiled=plan is not None)
+
+
+def _without_prefix(message: str, prefix: str) -> str:
+    """A server message about `prefix + statement` as if about the statement the user typed.
+
+    The console checks a statement by explaining it, so a syntax error quotes the
+    statement with the prefix, and its column, offset and caret count the prefix too.
+    """
+    n = len(prefix)
+
+    def position(m: re.Match) -> str:
+        line, column, offset = int(m[1]), int(m[2]), int(m[3])
+        return f"(line {line}, column {column - n if line == 1 else column} (offset: {max(offset - n, 0)}))"
+
+    message = re.sub(r"\(line (\d+), column (\d+) \(offset: (\d+)\)\)", position, message)
+    lines = message.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith('"' + prefix):
+            lines[i] = '"' + line[1 + n:]
+            if i + 1 < len(lines) and lines[i + 1].strip() == "^":
+                lines[i + 1] = lines[i + 1][n:]
+    return "\n".join(lines)
 
 
 @dataclass

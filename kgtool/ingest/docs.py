@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from kgtool.core.formats import DOCS, detect_format
 from kgtool.core.text import normalize, relation_key
 from kgtool.errors import ConfigError, InputError
 from kgtool.graph.db import Database
@@ -67,7 +68,7 @@ from kgtool.ingest.records import BadRecord
 from kgtool.ingest.write_behind import write_behind
 from kgtool.retrieve.passages import embed_passages
 
-FORMATS = ("hotpotqa", "musique", "2wiki", "jsonl", "text")
+FORMATS = DOCS.formats
 ON_DUPLICATE = ("merge", "error", "skip")
 MAX_TITLE_CHARS = 1_000
 MAX_PASSAGE_CHARS = 3_000
@@ -159,12 +160,7 @@ class _Bad(Exception):
 
 
 def guess_format(path: Path) -> str:
-    if path.is_dir() or path.suffix.lower() == ".txt":
-        return "text"
-    if path.suffix.lower() in (".jsonl", ".ndjson"):
-        return "jsonl"
-    raise ConfigError(f"{path}: cannot tell the document format from the name; pass --format "
-                      f"({', '.join(FORMATS)})")
+    return detect_format(path, None, DOCS)
 
 
 def read_documents(path: str | Path, format: str | None = None, *,
@@ -174,9 +170,7 @@ def read_documents(path: str | Path, format: str | None = None, *,
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
-    fmt = (format or guess_format(path)).lower()
-    if fmt not in FORMATS:
-        raise ConfigError(f"unknown document format {fmt!r}; use one of {', '.join(FORMATS)}")
+    fmt = detect_format(path, format, DOCS)
     if path.is_dir() and fmt != "text":
         raise InputError(f"{path} is a directory; only --format text reads directories (of .txt files)")
     policy = on_duplicate or ("error" if fmt == "jsonl" else "merge")

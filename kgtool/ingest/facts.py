@@ -39,18 +39,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from kgtool.core.formats import FACTS, detect_format
 from kgtool.errors import InputError
 from kgtool.graph.db import Database
 from kgtool.ingest import load
 from kgtool.ingest.linking import canonical_id
-from kgtool.ingest.readers import aliases_problem, resolve_format, text_problem, type_name
+from kgtool.ingest.readers import aliases_problem, text_problem, type_name
 from kgtool.ingest.records import BadRecord, BaseFact
 from kgtool.ingest.write_behind import write_behind
 
-FORMATS = ("tsv", "jsonl", "nt")
-_EXTENSIONS = {".tsv": "tsv", ".txt": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".nt": "nt"}
-_FORMAT_ALIASES = {"tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "nt": "nt", "ntriples": "nt",
-                   "n-triples": "nt"}
+FORMATS = FACTS.formats
 
 
 @dataclass
@@ -73,13 +71,7 @@ def read_facts(path: str | Path, format: str | None = None) -> FactsReadResult:
 
 
 def _resolve_format(path: Path, format: str | None) -> str:
-    return resolve_format(path, format, what="fact file", aliases=_FORMAT_ALIASES, extensions=_EXTENSIONS,
-                          formats=FORMATS)
-    fmt = _EXTENSIONS.get(path.suffix.lower())
-    if fmt is None:
-        raise InputError(f"{path}: cannot tell the format from the extension {path.suffix!r}; name it .tsv, "
-                         f".jsonl or .nt, or pass the format explicitly ({', '.join(FORMATS)})")
-    return fmt
+    return detect_format(path, format, FACTS)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str | None, str | None]]:

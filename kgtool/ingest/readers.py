@@ -53,6 +53,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from kgtool.core.formats import EDITS, detect_format
 from kgtool.errors import InputError
 from kgtool.ingest.records import (
     BadRecord,
@@ -66,9 +67,7 @@ from kgtool.ingest.records import (
 MAX_NAME_CHARS = 1_000
 MAX_TEXT_CHARS = 10_000
 
-FORMATS = ("mquake", "jsonl")
-_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "mquake"}
-_FORMAT_ALIASES = {"json": "mquake", "mquake": "mquake", "jsonl": "jsonl", "ndjson": "jsonl"}
+FORMATS = EDITS.formats
 
 _REQUIRED_TEXT = ("subject", "relation", "object", "description")
 _OPTIONAL_NAMES = ("old_object", "relation_id", "subject_id", "object_id", "old_object_id")
@@ -105,28 +104,10 @@ def stream_edits(path: str | Path, format: str | None = None) -> JsonlEdits | No
 
 def edit_format(path: Path, format: str | None) -> str:
     """The format of an existing edit file ("jsonl" or "mquake"), from `format` or else the
-    extension; an InputError for an unknown format or a missing file."""
-    fmt = resolve_format(path, format, what="edit", aliases=_FORMAT_ALIASES, extensions=_EXTENSIONS,
-                         formats=FORMATS)
+    extension; an InputError for an unknown format, a file of another kind or a missing file."""
+    fmt = detect_format(path, format, EDITS)
     if not path.is_file():
         raise InputError(f"{path}: no such file; check the path of the edit corpus")
-    return fmt
-
-
-def resolve_format(path: Path, format: str | None, *, what: str, aliases: dict[str, str],
-                   extensions: dict[str, str], formats: tuple[str, ...]) -> str:
-    """The format of a `what` file: `format` through its aliases, else from the extension;
-    an InputError naming the extensions and formats to use otherwise."""
-    if format is not None:
-        fmt = aliases.get(format.lower())
-        if fmt is None:
-            raise InputError(f"unknown {what} format {format!r}; use one of: {', '.join(formats)}")
-        return fmt
-    fmt = extensions.get(path.suffix.lower())
-    if fmt is None:
-        names = " or ".join(dict.fromkeys(ext for ext in extensions))
-        raise InputError(f"{path}: cannot tell the format from the extension {path.suffix!r}; name it {names}, "
-                         f"or pass the format explicitly ({', '.join(formats)})")
     return fmt
 
 

@@ -19,6 +19,34 @@ def _progress(*columns):
     return Progress(*texts, BarColumn(), MofNCompleteColumn(), *rest, TimeElapsedColumn(), console=err_console)
 
 
+class _LazyBar:
+    """A progress bar drawn from its first update on: work refused while validating prints no bar."""
+
+    def __init__(self, *columns, **fields):
+        self.bar = _progress(*columns)
+        self.fields = fields
+        self.task = None
+
+    @property
+    def console(self):
+        return self.bar.console
+
+    def update(self, task=None, **values):
+        """Update the main task, or `task` (one of add_task's)."""
+        if self.task is None:
+            self.bar.start()
+            self.task = self.bar.add_task("work", total=None, **self.fields)
+        self.bar.update(self.task if task is None else task, **values)
+
+    def add_task(self, *args, **kwargs):
+        if self.task is None:
+            self.update()
+        return self.bar.add_task(*args, **kwargs)
+
+    def stop(self):
+        self.bar.stop()
+
+
 @contextmanager
 def ingest_progress(unit: str):
     """A progress bar for an ingest, with its rate in `unit`/s; yields (bar, progress(done, total)).
@@ -26,20 +54,17 @@ def ingest_progress(unit: str):
     The bar is drawn on the first progress call, so a file refused during
     validation prints its error without a bar above it.
     """
-    bar = _progress("ingest", "{task.fields[rate]}")
-    state = {"task": None, "t0": time.monotonic()}
+    lazy = _LazyBar("ingest", "{task.fields[rate]}", rate="")
+    t0 = time.monotonic()
 
     def progress(done, total):
-        if state["task"] is None:
-            bar.start()
-            state["task"] = bar.add_task(unit, total=None, rate="")
-        rate = done / max(time.monotonic() - state["t0"], 1e-9)
-        bar.update(state["task"], completed=done, total=total, rate=f"{rate:,.0f} {unit}/s")
+        rate = done / max(time.monotonic() - t0, 1e-9)
+        lazy.update(completed=done, total=total, rate=f"{rate:,.0f} {unit}/s")
 
     try:
-        yield bar, progress
+        yield lazy, progress
     finally:
-        bar.stop()
+        lazy.stop()
 
 
 def bulk_phase(bar):
@@ -56,13 +81,12 @@ def bulk_rows(summary) -> tuple:
             ("import report", phases.import_report))
 
 
-def new_and_present(summary, key: str, label: str) -> tuple:
-    """`label: N new, M already present` when the summary tells them apart (a re-ingest writes nothing new)."""
-    new = getattr(summary, f"{key}_new", None)
+def new_and_present(summary, key: str, written: int, label: str) -> tuple:
+    """A row `label: N new, M already present` (a re-run of the same file adds nothing new)."""
+    new = (getattr(summary, "new", None) or {}).get(key)
     if new is None:
         return ()
-    total = getattr(summary, key)
-    return ((f"{label} new / already present", f"{new} / {max(total - new, 0)}"),)
+    return ((f"{label} new / already present", f"{new} / {max(written - new, 0)}"),)
 
 
 def print_ingest(path, rows, summary) -> None:
@@ -91,10 +115,12 @@ def print_delete(report, dry_run: bool) -> None:
 
 
 def run_with_progress(label: str, field: str, work):
-    """Run `work(progress(done, total, name))` under a bar that names what it is on."""
-    with _progress(f"{label} {{task.fields[{field}]}}") as bar:
-        task = bar.add_task("q", total=None, **{field: ""})
-        return work(lambda done, total, name: bar.update(task, completed=done, total=total, **{field: name}))
+    """Run `work(progress(done, total, name))` under a bar that names what it is on (drawn from the first call)."""
+    lazy = _LazyBar(f"{label} {{task.fields[{field}]}}", **{field: ""})
+    try:
+        return work(lambda done, total, name: lazy.update(completed=done, total=total, **{field: name}))
+    finally:
+        lazy.stop()
 
 
 def print_eval(data: dict, json_out, html_out) -> None:
