@@ -55,16 +55,17 @@ def llm_graph(kg_session, local_llm, tmp_path_factory):
 
 
 def server_tokens(base_url: str) -> tuple[int, int]:
-    """(prompt, completion) tokens the server has counted since it started (its /metrics)."""
+    """(prompt, completion) tokens the server has counted since it started (its /metrics): prompt
+    tokens processed plus those it reused from its cache, and generated tokens."""
     root = re.sub(r"/v1$", "", base_url)
     with urllib.request.urlopen(f"{root}/metrics", timeout=10) as response:
         text = response.read().decode()
     values = {}
-    for name in ("prompt_tokens_total", "tokens_predicted_total"):
+    for name in ("prompt_tokens_total", "prompt_tokens_cached_total", "tokens_predicted_total"):
         match = re.search(rf"^llamacpp:{name}\s+([0-9.e+]+)$", text, re.MULTILINE)
         assert match, f"the server's /metrics has no llamacpp:{name}"
         values[name] = int(float(match.group(1)))
-    return values["prompt_tokens_total"], values["tokens_predicted_total"]
+    return values["prompt_tokens_total"] + values["prompt_tokens_cached_total"], values["tokens_predicted_total"]
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -45,6 +45,7 @@ from kgtool.models.llm_reply import (
     UnusableReply,
     check_copied,
     check_schema,
+    enum_values,
     estimate_tokens,
     fit_user_message,
     parse_reply,
@@ -153,8 +154,6 @@ class LLMClient:
         model, temperature = self._options_for(purpose)
         max_tokens = reply_token_budget(schema)
         user = self._fit(system, user, max_tokens, model, purpose)
-        from kgtool.reason.prompts.spec import enum_values
-
         allowed = enum_values(schema)
 
         def use(content: str) -> T:

