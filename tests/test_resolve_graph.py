@@ -48,9 +48,16 @@ def shared_names(kg) -> dict[str, set[str]]:
     return {k: v for k, v in holders.items() if len(v) > 1}
 
 
+# the knowledge in the graph (answering adds runs, which an undo leaves alone)
+KNOWLEDGE = {"Entity", "MergedEntity", "EntityMerge", "Fact", "Edit", "Passage", "Source", "Relation", "NameKey",
+             "Document", "SUBJECT_OF", "OBJECT", "ASSERTS", "SUPERSEDES", "SUPPORTS", "STATES", "CONFLICTS_WITH",
+             "OVERRIDES", "SAME_AS", "ABSORBED", "INTO", "NAMES", "MENTIONS", "ABOUT", "HAS_PASSAGE", "MAYBE_SAME_AS"}
+
+
 def counts(kg) -> dict:
-    GraphLinker(kg.db).sync()
-    return kg.stats()
+    GraphLinker(kg.db).sync()  # name keys current, so snapshots compare like with like
+    stats = kg.stats()
+    return {kind: {k: v for k, v in stats[kind].items() if k in KNOWLEDGE} for kind in stats}
 
 
 def stated(kg, path) -> set[str]:

@@ -4,7 +4,7 @@
 //          {id, head, relation, tail, status, sources})
 MATCH (m:EntityMerge {id: $merge_id})
 OPTIONAL MATCH (m)-[:INTO]->(s)
-RETURN properties(m) {.*, created_at: toString(m.created_at)} AS merge,
+RETURN m {.*, created_at: toString(m.created_at)} AS merge,
        CASE WHEN s IS NULL THEN null ELSE {id: s.id, name: s.name, aliases: s.aliases, merged: s:MergedEntity} END AS survivor,
        COLLECT {
          UNWIND m.head_facts + m.tail_facts AS fid

@@ -24,7 +24,7 @@ CALL (m, s, a) {
   UNWIND m.mentions AS pid
   MATCH (p:Passage {id: pid})
   MERGE (p)-[:MENTIONS]->(a)
-  WITH p, pid WHERE NOT pid IN m.shared_mentions
+  WITH p, pid, m, s WHERE NOT pid IN m.shared_mentions
   MATCH (p)-[r:MENTIONS]->(s)
   DELETE r
 }
@@ -32,7 +32,7 @@ CALL (m, s, a) {
   UNWIND m.about AS did
   MATCH (d:Document {id: did})
   MERGE (d)-[:ABOUT]->(a)
-  WITH d, did WHERE NOT did IN m.shared_about
+  WITH d, did, m, s WHERE NOT did IN m.shared_about
   MATCH (d)-[r:ABOUT]->(s)
   DELETE r
 }

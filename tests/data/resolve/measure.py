@@ -36,11 +36,18 @@ def shared_names(kg) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in holders.items() if len(v) > 1}
 
 
+# the knowledge in the graph (answering adds runs, which an undo leaves alone)
+KNOWLEDGE = {"Entity", "MergedEntity", "EntityMerge", "Fact", "Edit", "Passage", "Source", "Relation", "NameKey",
+             "Document", "SUBJECT_OF", "OBJECT", "ASSERTS", "SUPERSEDES", "SUPPORTS", "STATES", "CONFLICTS_WITH",
+             "OVERRIDES", "SAME_AS", "ABSORBED", "INTO", "NAMES", "MENTIONS", "ABOUT", "HAS_PASSAGE", "MAYBE_SAME_AS"}
+
+
 def counts(kg) -> dict:
     from kgtool.ingest.linking import GraphLinker
 
     GraphLinker(kg.db).sync()  # name keys current, so both snapshots compare like with like
-    return kg.stats()
+    stats = kg.stats()
+    return {kind: {k: v for k, v in stats[kind].items() if k in KNOWLEDGE} for kind in stats}
 
 
 def answered(kg, cases) -> tuple[int, list]:
