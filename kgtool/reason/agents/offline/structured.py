@@ -145,22 +145,35 @@ class StructuredSearch:
             if fact.head_id == fact.tail_id or next_id in path.visited:
                 continue
             groups.setdefault((relation_key(fact), fact.direction), []).append(fact)
-        out: list[StructuredPath] = []
         k = path.consumed
         last_silent = bool(path.hops) and path.hops[-1].first == path.hops[-1].last
+        # every reading of the next phrases by every relation here, then the source prior:
+        # where a relation stated by edits or fact files explains them, relations only read
+        # from passages do not compete (a document corpus must not overrule the graph's facts)
+        options: list[tuple[str, list[CandidateFact], int, tuple[float, ...], float, bool]] = []
+        settled: set[int] = set()
         for (key, direction), members in groups.items():
             members = sorted(members, key=self.prior, reverse=True)[: self.s.fanout]
             prof = self.profile_of(members[0])
             factor = self.s.reverse_factor if direction == "in" else 1.0
+            stated = self.prior(members[0]) >= 1.0
             for j in range(k + 1, min(n, k + self.s.max_merge) + 1):
                 fits, gain = self._group(texts[(k, j)], prof, factor)
                 if gain == float("-inf"):
                     continue
-                for fact in members:
-                    gain_f = gain * self.prior(fact) if gain > 0 else gain
-                    out.append(self._step(path, fact, key, k, j, fits, gain_f))
-            if path.silent < self.s.max_silent and not last_silent and path.hops is not None:
-                for fact in members:
+                options.append((key, members, j, fits, gain, stated))
+                if stated and min(fits) >= self.s.explains:
+                    settled.add(j)
+        out: list[StructuredPath] = []
+        for key, members, j, fits, gain, stated in options:
+            if not stated and j in settled:
+                continue
+            for fact in members:
+                gain_f = gain * self.prior(fact) if gain > 0 else gain
+                out.append(self._step(path, fact, key, k, j, fits, gain_f))
+        if path.silent < self.s.max_silent and not last_silent:
+            for (key, _direction), members in groups.items():
+                for fact in sorted(members, key=self.prior, reverse=True)[: self.s.fanout]:
                     out.append(self._step(path, fact, key, k, k, (), -self.s.silent_cost))
         return out
 
