@@ -113,6 +113,9 @@ class Settings:
     offline_fit: float = 0.5
     offline_reverse_factor: float = 0.75
     offline_name_coverage: float = 0.8
+    # offline agents: a fact read only from passages weighs this much against one that an edit
+    # or a fact file states, in planning and hop selection (1.0: sources are equal)
+    offline_text_prior: float = 0.8
 
     @property
     def uses_local_server(self) -> bool:

@@ -39,6 +39,7 @@ class _DataFile:
     def __init__(self, path: Path):
         self.path = path
         self.handle = open(path, "rb")  # noqa: SIM115 - kept open for the process's lifetime
+        self.lock = threading.Lock()  # answers run in threads; a seek and its read go together
         self.base = 0
         first = self._first_record()
         if first is not None and first[1] != first[0]:
@@ -54,8 +55,9 @@ class _DataFile:
         return None
 
     def read(self, offset: int) -> bytes:
-        self.handle.seek(offset - self.base)
-        return self.handle.readline()
+        with self.lock:
+            self.handle.seek(offset - self.base)
+            return self.handle.readline()
 
 
 class Lexicon:
@@ -111,6 +113,17 @@ class Lexicon:
         count = int(fields[3], 16)
         return [_readable(fields[4 + 2 * k]) for k in range(count)]
 
+    def _synset_gloss(self, offset: int, pos: str) -> str:
+        parts = self._parts(pos)
+        part = next((p for p in reversed(parts) if p.base <= offset), parts[0])
+        line = part.read(offset).decode("utf-8", "replace")
+        gloss = line.split(" | ", 1)[1] if " | " in line else ""
+        return gloss.split(";")[0].strip()  # the definition, without its examples
+
+    def glosses(self, phrase: str, *, senses: int = 1, pos: str = "n") -> list[str]:
+        """The definitions of the phrase's `senses` most frequent synsets ("capital": "a seat of government")."""
+        return list(_cached_glosses(self, phrase.strip().lower(), senses, pos))
+
     def synonyms(self, phrase: str, *, senses: int = 2, pos: str = "nv") -> list[str]:
         """Lemmas sharing one of the phrase's `senses` most frequent synsets (the phrase excluded)."""
         return list(_cached_synonyms(self, phrase.strip().lower(), senses, pos))
@@ -130,6 +143,16 @@ def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[
                         out[word] = None
             return tuple(out)
     return tuple(out)
+
+
+@lru_cache(maxsize=16384)
+def _cached_glosses(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[str, ...]:
+    for p in pos:
+        for lemma in _lemma_forms(phrase, p):
+            offsets = lex._offsets(lemma, p)
+            if offsets:
+                return tuple(g for g in (lex._synset_gloss(o, p) for o in offsets[:senses]) if g)
+    return ()
 
 
 def _lemma_forms(phrase: str, pos: str) -> list[str]:

@@ -46,6 +46,8 @@ FUNCTION_WORDS = DETERMINERS | QUESTION_WORDS | AUXILIARIES | PREPOSITIONS | PRO
 )
 _DO = frozenset("do does did".split())
 _FREE_RELATIVES = frozenset("whoever whomever whatever whichever".split())  # a noun phrase of their own
+# heads that name no relation of their own ("the person who ...", "the one that ...")
+_GENERIC_NOUNS = frozenset("person one people someone somebody man woman individual thing entity".split())
 # nouns that name the answer itself rather than a relation ("the name of ...")
 _NAMING = frozenset("name names title".split())
 _PLACE_WORDS = {"where": "place", "who": "person", "whom": "person", "when": "time"}
@@ -224,7 +226,35 @@ def _left_chunks(left: list[_Tok]) -> list[_Chunk]:
             continue
         out.append(chunk)
         k += 1
+    return _light_clauses(out)
+
+
+def _light_clauses(chunks: list[_Chunk]) -> list[_Chunk]:
+    """"the person who leads | the government of T": a clause with a generic head says its
+    relation with its verb and the noun of its object together, so the two are one layer."""
+    out: list[_Chunk] = []
+    for chunk in chunks:  # innermost first
+        if out and _light_head(chunk.toks) and not chunk.joined_by_of and _plain_noun(out[-1]):
+            inner = out.pop()
+            out.append(_Chunk(chunk.toks + inner.toks, inner.joined_by_of))
+        else:
+            out.append(chunk)
     return out
+
+
+def _light_head(toks: list[_Tok]) -> bool:
+    """A complete clause on a generic head: "the person who founded", "whoever started"."""
+    words = [t.low for t in toks if t.low not in DETERMINERS]
+    if len(words) < 2 or words[-1] in RELATIVE_PRONOUNS or words[-1] in PREPOSITIONS:
+        return False
+    head = words[0]
+    return (head in _FREE_RELATIVES) or (head in _GENERIC_NOUNS and words[1] in RELATIVE_PRONOUNS)
+
+
+def _plain_noun(chunk: _Chunk) -> bool:
+    """An article and nouns, followed by "of": the object noun of a clause before it."""
+    return (chunk.joined_by_of and chunk.toks[0].low in DETERMINERS
+            and all(_is_content(t) for t in chunk.toks[1:]) and len(chunk.toks) > 1)
 
 
 def _is_frame(toks: list[_Tok]) -> bool:

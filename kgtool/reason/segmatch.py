@@ -27,6 +27,7 @@ from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 SYNONYM_WEIGHT = 0.9  # a synonym's match counts for this much of the phrase's own
 WORD_WEIGHT = 0.85  # one word of a longer phrase, matched alone
 MAX_SYNONYMS = 8  # per word or phrase, most frequent senses first
+GLOSS_WEIGHT = 0.75  # a phrase matching the definition of a relation's label, rather than its words
 # heads of relative clauses that name no relation ("the person who founded ...")
 _GENERIC_HEADS = frozenset("person one people someone somebody thing entity who whom whoever which what where "
                            "that".split())
@@ -40,6 +41,7 @@ class PhraseScorer:
         self.lexicon = lexicon
         self._variants: dict[tuple[str, bool], tuple[list[tuple[str, float]], np.ndarray]] = {}
         self._memo: dict[tuple, float] = {}
+        self._rel_synonyms: dict[str, frozenset[str]] = {}
 
     def _variant_weights(self, phrase: str, parts: bool) -> list[tuple[str, float]]:
         """The phrase and its synonyms with their weights; with `parts` also its head
@@ -51,14 +53,15 @@ class PhraseScorer:
             # the head word (the last content word that is not a generic noun) alone, too
             if len(phrase.split()) > 1 and words and parts:
                 candidates.append(words[-1])
+            if " " in phrase and len(phrase.split()) == 2:
+                candidates.append(phrase.replace(" ", ""))  # "home town" is listed as "hometown"
             for cand in candidates:
                 for syn in self.lexicon.synonyms(cand, pos="nav")[:MAX_SYNONYMS]:
                     variants.setdefault(syn.lower(), SYNONYM_WEIGHT)
         if len(words) > 1 and parts:
-            # each word alone, at a discount: a long clause ("the state that holds
-            # citizenship of") dilutes the one word that names the relation
-            for w in words:
-                variants.setdefault(w.lower(), WORD_WEIGHT)
+            # the last word alone, at a discount: a clause ("the state that holds citizenship
+            # of", "the city where ... was born") dilutes the word that names the relation
+            variants.setdefault(words[-1].lower(), WORD_WEIGHT)
         return list(variants.items())
 
     def prepare(self, phrases: Sequence[tuple[str, bool]]) -> None:
@@ -87,15 +90,50 @@ class PhraseScorer:
         best = 0.0
         for (text, weight), d in zip(variants, dense):
             best = max(best, weight * max(float(d), _lexical(text, prof)))
+        if best < SYNONYM_WEIGHT and phrase in self._relation_synonyms(prof):
+            best = SYNONYM_WEIGHT  # the phrase is a WordNet synonym of the relation's label
+        gloss = self._relation_gloss(prof)
+        if gloss is not None and best < GLOSS_WEIGHT:
+            stems, gloss_vectors = gloss
+            dense_gloss = float(self.matcher.calibrate(float(np.max(gloss_vectors @ vectors[0]))))
+            best = max(best, GLOSS_WEIGHT * max(dense_gloss, _overlap(_text_stems(phrase), stems)))
         self._memo[key] = best
         return best
+
+    def _relation_gloss(self, prof: RelationProfile) -> tuple[list[frozenset[str]], np.ndarray] | None:
+        """The WordNet definitions of the relation's label ("mother": "a woman who has given
+        birth to a child"; two most frequent senses), their stems and vectors: a relation's
+        meaning in other words."""
+        key = (prof.label, id(self.matcher.encoder))  # vectors belong to one embedder
+        found = _GLOSSES.get(key, False)
+        if found is not False:
+            return found
+        found = None
+        if self.lexicon is not None and prof.label and len(prof.label.split()) <= 3:
+            glosses = self.lexicon.glosses(prof.label, senses=2)
+            if glosses:
+                stems = [frozenset(s for s in content_stems(g) if s not in _GENERIC_HEADS) for g in glosses]
+                found = (stems, self.matcher.encoder.encode(glosses))
+        if len(_GLOSSES) > 50_000:
+            _GLOSSES.clear()
+        _GLOSSES[key] = found
+        return found
+
+    def _relation_synonyms(self, prof: RelationProfile) -> frozenset[str]:
+        found = self._rel_synonyms.get(prof.label)
+        if found is None:
+            found = frozenset()
+            if self.lexicon is not None and prof.label and len(prof.label.split()) <= 3:
+                found = frozenset(s.lower() for s in self.lexicon.synonyms(prof.label, pos="n"))
+            self._rel_synonyms[prof.label] = found
+        return found
 
     def group_score(self, parts: Sequence[str], whole: str, prof: RelationProfile) -> float:
         """A relation's fit to several consecutive phrases said as one ("place" + "birth").
 
         The whole counts only where it fits better than every part alone (a relation
         said in pieces); otherwise the group is as weak as its weakest part, so one
-        relation cannot swallow a neighbour's phrase ("mother" + "ceo").
+        relation cannot swallow a neighbour's phrase ("consort" + "mayor").
         """
         singles = [self.score(p, prof) for p in parts]
         joint = self.score(whole, prof, parts=False)  # the words together, not any one of them
@@ -108,19 +146,23 @@ def _lexical(text: str, prof: RelationProfile) -> float:
     """Word overlap of the phrase with the relation's closest phrasing, both ways: a phrase
     that says all of a relation's words ("head of government") fits it better than one that
     says a part ("government"). Generic heads ("the person who ...") count neither way."""
-    stems = _text_stems(text)
+    return _overlap(_text_stems(text), _phrase_stems(prof))
+
+
+def _overlap(stems: list[str], phrasings: list[frozenset[str]]) -> float:
     if not stems:
         return 0.0
     best = 0.0
-    for phrase_stems in _phrase_stems(prof):
+    for phrase_stems in phrasings:
         hits = sum(1 for s in stems if any(stems_match(s, r) for r in phrase_stems))
         if hits:
             said = sum(1 for r in phrase_stems if any(stems_match(s, r) for s in stems)) / len(phrase_stems)
-            best = max(best, 0.6 + 0.4 * (hits / len(stems)) * said)
+            best = max(best, (hits / len(stems)) * (0.6 + 0.4 * said))
     return best
 
 
 _STEMS: dict[tuple[str, ...], list[frozenset[str]]] = {}
+_GLOSSES: dict[tuple, tuple | None] = {}  # (relation label, embedder) -> its definitions' stems and vectors
 _TEXT_STEMS: dict[str, list[str]] = {}
 
 

@@ -51,11 +51,18 @@ class Thresholds:
     same_relation: float = 0.80  # two relations count as one at this similarity (CARE's delta_rel)
     reverse_factor: float = 0.75  # a relation read against its direction counts for this much
     name_coverage: float = 0.8  # share of a name's words a text must hold to mention it
+    # a fact read only from passages weighs this much against one an edit or a fact file states:
+    # a document corpus in the store must not overrule the structured facts of the same hop
+    text_prior: float = 0.8
 
     @classmethod
     def from_settings(cls, settings) -> "Thresholds":
         return cls(settings.offline_fit, settings.delta_rel, settings.offline_reverse_factor,
-                   settings.offline_name_coverage)
+                   settings.offline_name_coverage, getattr(settings, "offline_text_prior", cls.text_prior))
+
+    def source_prior(self, fact: CandidateFact) -> float:
+        """1.0 for a fact an edit or a fact file states, `text_prior` for one read from passages."""
+        return 1.0 if getattr(fact, "stated", True) else self.text_prior
 
 
 def first_per_group(facts: Sequence[CandidateFact], per_group: int) -> list[CandidateFact]:

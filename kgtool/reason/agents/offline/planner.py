@@ -73,7 +73,8 @@ class OfflinePlanner:
         paraphrase may leave a link implicit); at most `max_silent` per path,
         and only from an entity none of whose relations explains anything new.
     text_prior: weight of a fact read only from passages against one an edit or
-        a fact file states (1.0: no preference); see `source_prior`.
+        a fact file states (1.0: no preference; default: thresholds.text_prior);
+        see `source_prior`.
     structured: read the question's relation phrases from its structure first
         (kgtool.reason.question) and search the path that explains them in order
         (StructuredSearch); the word-coverage search below is the fallback when
@@ -95,7 +96,7 @@ class OfflinePlanner:
         silent_cost: float = 0.5,
         max_silent: int = 2,
         max_topics: int = 3,
-        text_prior: float = 0.8,
+        text_prior: float | None = None,
         structured: bool = True,
         lexicon: Lexicon | None | bool = True,
     ):
@@ -114,7 +115,7 @@ class OfflinePlanner:
         self.max_topics = max_topics
         # _group_scores' memo, checked against the analysis it was built for
         self._scores_memo: dict[tuple, tuple[TextAnalysis, np.ndarray, np.ndarray]] = {}
-        self.text_prior = text_prior
+        self.text_prior = thresholds.text_prior if text_prior is None else text_prior
         self.structured = structured
         if lexicon is True:
             lexicon = Lexicon.load()
@@ -195,7 +196,7 @@ class OfflinePlanner:
             directions=[h.fact.direction for h in path.hops],
             entities=[_endpoints(h.fact)[1][0] for h in path.hops],
             facts=[h.fact.fact_id for h in path.hops],
-            scores=[h.fit * (h.last - h.first) for h in path.hops],
+            scores=[h.fit for h in path.hops],
             explained=[[w for seg in segments[h.first:h.last] for w in seg.content] for h in path.hops],
             score=path.total,
             unexplained=missing,

@@ -43,6 +43,7 @@ class OfflineSelector:
     ):
         self.graph = graph
         self.matcher = matcher
+        self.thresholds = thresholds
         self.profiles = _Profiles(graph, matcher)
         self.mentions = _Mentions(graph)
         self.fit_threshold = thresholds.fit
@@ -67,7 +68,7 @@ class OfflineSelector:
             (start_id, start_name), (end_id, end_name) = _endpoints(cand)
             entity_ok = entity in (start_id, start_name) or same_name(entity, start_name)
             loop_free = not (cand.head_id == cand.tail_id or same_name(cand.head, cand.tail))
-            score = 0.5 * fit + 0.3 * ev_score + 0.1 * entity_ok + 0.1 * loop_free
+            score = (0.5 * fit + 0.3 * ev_score + 0.1 * entity_ok + 0.1 * loop_free) * self.thresholds.source_prior(cand)
             j = Judgement(
                 fact_id=cand.fact_id,
                 score=0.0,

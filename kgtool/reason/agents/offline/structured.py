@@ -35,7 +35,11 @@ class StructuredHop:
     key: str
     first: int  # index of the first segment it explains
     last: int  # one past the last (first == last: a silent hop)
-    fit: float  # its relation's fit to those segments (direction applied)
+    fits: tuple[float, ...]  # its relation's fit to each segment it explains (direction applied)
+
+    @property
+    def fit(self) -> float:
+        return sum(self.fits)
 
 
 @dataclass(frozen=True)
@@ -59,11 +63,12 @@ class SearchSettings:
     fanout: int = 4  # facts followed per (relation, direction) group
     max_merge: int = 3  # consecutive phrases one hop may explain
     hop_cost: float = 0.3
-    merge_cost: float = 0.35  # per extra phrase a hop explains
+    merge_cost: float = 0.35  # per extra phrase a hop explains as one with the others
     silent_cost: float = 0.6
     soft_cost: float = 0.2  # ending without a hop for a soft last phrase (the frame's verb)
     max_silent: int = 2
     reverse_factor: float = 0.75
+    expected_gain: float = 0.5  # what ranking the beam assumes each unexplained phrase will still earn
     type_weight: float = 0.2
     explains: float = 0.5  # a hop fitting its phrases below this leaves them unexplained
     max_hops: int = 6
@@ -112,7 +117,10 @@ class StructuredSearch:
                     ended = StructuredPath(path.hops, path.entity_id, path.visited, path.consumed,
                                            path.score - self.s.soft_cost, path.silent)
                     finished.append(self._with_type_bonus(ended, type_text))
-            grown.sort(key=lambda p: (p.score + (n - p.consumed), -len(p.hops)), reverse=True)
+            # rank by what a path has earned plus a typical gain for each phrase still to
+            # explain (not the most it could gain, which would favour paths that explained less)
+            grown.sort(key=lambda p: (p.score + (n - p.consumed) * self.s.expected_gain, -len(p.hops)),
+                       reverse=True)
             seen: set[tuple] = set()
             beam = []
             for path in grown:
@@ -137,32 +145,62 @@ class StructuredSearch:
             if fact.head_id == fact.tail_id or next_id in path.visited:
                 continue
             groups.setdefault((relation_key(fact), fact.direction), []).append(fact)
-        out: list[StructuredPath] = []
         k = path.consumed
         last_silent = bool(path.hops) and path.hops[-1].first == path.hops[-1].last
+        # every reading of the next phrases by every relation here, then the source prior:
+        # where a relation stated by edits or fact files explains them, relations only read
+        # from passages do not compete (a document corpus must not overrule the graph's facts)
+        options: list[tuple[str, list[CandidateFact], int, tuple[float, ...], float, bool]] = []
+        settled: set[int] = set()
         for (key, direction), members in groups.items():
             members = sorted(members, key=self.prior, reverse=True)[: self.s.fanout]
             prof = self.profile_of(members[0])
             factor = self.s.reverse_factor if direction == "in" else 1.0
+            stated = self.prior(members[0]) >= 1.0
             for j in range(k + 1, min(n, k + self.s.max_merge) + 1):
-                parts, whole = texts[(k, j)]
-                fit = factor * (self.scorer.score(whole, prof) if j == k + 1 else
-                                self.scorer.group_score(parts, whole, prof))
-                gain = (j - k) * fit - self.s.hop_cost - (j - k - 1) * self.s.merge_cost
-                for fact in members:
-                    gain_f = gain * self.prior(fact) if gain > 0 else gain
-                    out.append(self._step(path, fact, key, k, j, fit, gain_f))
-            if path.silent < self.s.max_silent and not last_silent and path.hops is not None:
-                for fact in members:
-                    out.append(self._step(path, fact, key, k, k, 0.0, -self.s.silent_cost))
+                fits, gain = self._group(texts[(k, j)], prof, factor)
+                if gain == float("-inf"):
+                    continue
+                options.append((key, members, j, fits, gain, stated))
+                if stated and min(fits) >= self.s.explains:
+                    settled.add(j)
+        out: list[StructuredPath] = []
+        for key, members, j, fits, gain, stated in options:
+            if not stated and j in settled:
+                continue
+            for fact in members:
+                gain_f = gain * self.prior(fact) if gain > 0 else gain
+                out.append(self._step(path, fact, key, k, j, fits, gain_f))
+        if path.silent < self.s.max_silent and not last_silent:
+            for (key, _direction), members in groups.items():
+                for fact in sorted(members, key=self.prior, reverse=True)[: self.s.fanout]:
+                    out.append(self._step(path, fact, key, k, k, (), -self.s.silent_cost))
         return out
 
+    def _group(self, texts: tuple[list[str], str], prof: RelationProfile, factor: float
+               ) -> tuple[tuple[float, ...], float]:
+        """A hop's fit to each of one or more consecutive phrases, and what it gains the path.
+
+        One phrase: its fit, less the hop's cost. Several, a relation said in pieces
+        ("place" + "birth"): only when the phrases together fit better than the best of
+        them alone, each counts the joint fit, at `merge_cost` per extra phrase; a phrase
+        that fits a relation of its own is better explained by that relation's hop.
+        """
+        parts, whole = texts
+        singles = tuple(factor * self.scorer.score(p, prof) for p in parts)
+        if len(parts) == 1:
+            return singles, singles[0] - self.s.hop_cost
+        joint = factor * self.scorer.score(whole, prof, parts=False)
+        if joint > max(singles):
+            return (joint,) * len(parts), len(parts) * joint - self.s.hop_cost - (len(parts) - 1) * self.s.merge_cost
+        return singles, float("-inf")
+
     @staticmethod
-    def _step(path: StructuredPath, fact: CandidateFact, key: str, first: int, last: int, fit: float,
-              gain: float) -> StructuredPath:
+    def _step(path: StructuredPath, fact: CandidateFact, key: str, first: int, last: int,
+              fits: tuple[float, ...], gain: float) -> StructuredPath:
         next_id = _endpoints(fact)[1][0]
         return StructuredPath(
-            (*path.hops, StructuredHop(fact, key, first, last, fit)),
+            (*path.hops, StructuredHop(fact, key, first, last, fits)),
             next_id,
             path.visited | {next_id},
             last,
@@ -193,8 +231,7 @@ class StructuredSearch:
             return [s.text for s in segments]
         covered = set()
         for hop in path.hops:
-            if hop.fit >= self.s.explains:
-                covered.update(range(hop.first, hop.last))
+            covered.update(i for i, f in zip(range(hop.first, hop.last), hop.fits) if f >= self.s.explains)
         n = len(segments)
         if path.consumed < n and path.hops and (n - 2) in covered:
             # a soft last phrase without a hop of its own: explained if the last hop's relation
