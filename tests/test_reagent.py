@@ -28,6 +28,13 @@ PLANTED = [
 ]
 
 
+def conflicts_of(kg, run_id: str, scope, assertions=()) -> list[dict]:
+    """Record `assertions` on the run (none: a plain read) and read the conflicts that then hold."""
+    rows = kg.db.write("reagent/record", run_id=run_id, assertions=list(assertions), messages=[], checkpoints=[],
+                       with_conflicts=True, **scope.params())
+    return rows[0]["conflicts"]
+
+
 def _tsv(path: Path, rows) -> Path:
     path.write_text("".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
     return path
@@ -133,13 +140,12 @@ def test_conflicts_in_cypher_find_two_values_for_a_slot_and_stale_evidence(kg):
     kg.ingest_edits(SAMPLE / "edits.jsonl")
     result = kg.answer("What is the capital of the country of citizenship of the performer of Hey Jude?",
                        method="reagent", agents="offline")
-    assert kg.db.read("reagent/conflicts", run_id=result.run_id, **Scope().params()) == []
+    assert conflicts_of(kg, result.run_id, Scope()) == []
     hop1 = result.chain[0]
     rows = [{"id": new_id("assert"), "t": 1000, "agent": "verifier", "kind": "partial_answer", "hop": 1,
              "slot": "hop1", "value": "The Beatles", "value_id": None, "text": "planted", "evidence_id": None,
              "evidence_kind": None, "step_id": None}]
-    kg.db.write("reagent/record", run_id=result.run_id, assertions=rows, messages=[])
-    found = kg.db.read("reagent/conflicts", run_id=result.run_id, **Scope().params())
+    found = conflicts_of(kg, result.run_id, Scope(), assertions=rows)
     # a second value for hop 1's answer: two claims on one slot, and hop 2 no longer starts from it
     assert sorted(c["kind"] for c in found) == ["broken_bridge", "slot_conflict"]
     assert {c["culprit_id"] for c in found} == {rows[0]["id"]}
@@ -147,7 +153,7 @@ def test_conflicts_in_cypher_find_two_values_for_a_slot_and_stale_evidence(kg):
     # hide every fact: the verified facts now rest on evidence this view does not hold
     pid = kg.perturb(drop=1.0, seed=3)
     try:
-        stale = kg.db.read("reagent/conflicts", run_id=result.run_id, **Scope().with_perturbation(pid).params())
+        stale = conflicts_of(kg, result.run_id, Scope().with_perturbation(pid))
     finally:
         kg.remove_perturbation(pid)
     assert {c["kind"] for c in stale} == {"slot_conflict", "broken_bridge", "stale_evidence"}

@@ -84,10 +84,10 @@ def test_a_question_with_no_entity_in_the_graph_says_so(status_kg, neo4j_setting
         assert (result.status, result.answer, result.reason) == ("no_answer", None, NO_ENTITY), method
         assert result.as_dict()["reason"] == NO_ENTITY
         assert run_node(kg, result.run_id) == {"status": "no_answer", "reason": NO_ENTITY, "answer": None}
-        # the run's closing verdict says the same, not what a judge made of an empty chain
-        verdicts = kg.query("MATCH (:Run {id: $id})-[:HAS_VERDICT]->(v:Verdict) RETURN v.explanation AS e "
-                            "ORDER BY v.round DESC LIMIT 1", {"id": result.run_id})[1]
-        assert not verdicts or verdicts[0]["e"] == NO_ENTITY, (method, verdicts)
+        # no verdict judges an entity with no name (CARE's critic said "self-loop on ''" three times)
+        verdicts = [v["e"] for v in kg.query("MATCH (:Run {id: $id})-[:HAS_VERDICT]->(v:Verdict) "
+                                             "RETURN v.explanation AS e ORDER BY v.round", {"id": result.run_id})[1]]
+        assert not any("''" in (e or "") for e in verdicts), (method, verdicts)
     env = {"KGTOOL_HOME": str(neo4j_settings.home), "KGTOOL_NEO4J_PORT": str(neo4j_settings.neo4j_port),
            "KGTOOL_RUNTIME_DIR": str(neo4j_settings.runtime_dir), "NEO4J_URI": ""}
     out = CliRunner().invoke(main, ["ask", item["question"], "--agents", "offline"], env=env,

@@ -103,7 +103,7 @@ class C2ragError(StrEnum):
 
 
 class ReagentError(StrEnum):
-    """The conflicts ReAgent's verifier, assembler and supervisor act on (kgtool/cypher/reagent/conflicts.cypher)."""
+    """The conflicts ReAgent's verifier, assembler and supervisor act on (kgtool/cypher/reagent/record.cypher)."""
 
     SLOT_CONFLICT = "slot_conflict"  # two accepted assertions give one slot different values
     STALE_EVIDENCE = "stale_evidence"  # an assertion rests on a fact not in force (retracted, superseded, hidden)

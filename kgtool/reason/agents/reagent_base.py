@@ -3,7 +3,7 @@
 The loop (kgtool.reason.methods.reagent) stores every assertion, checkpoint,
 rollback and message in Neo4j; the roles see plain values read back from
 there: `Claim` (an assertion), `Conflict` (a minimal conflict set found by
-kgtool/cypher/reagent/conflicts.cypher), and give back an `Assembly` (the
+kgtool/cypher/reagent/record.cypher), and give back an `Assembly` (the
 answer assembler), a `Decision` (the supervisor) or an `Intervention` (the
 controller).
 """

@@ -10,7 +10,7 @@ and Section 3.5), with the assertion set Phi^t kept in Neo4j:
    answer's scope, ranked by the shared hop retrieval; passages read as links
    when no graph fact passes), the verifier accepts the best candidate and
    asserts the fact it rests on. Conflicts are found in Cypher over the run's
-   assertions and the graph (kgtool/cypher/reagent/conflicts.cypher). A
+   assertions and the graph (kgtool/cypher/reagent/record.cypher). A
    conflict on the new assertion makes the verifier backtrack locally: it
    reverts its assertions to its last checkpoint and retries with the next
    stored candidate (at most local_retries times); if the conflict persists,
@@ -35,10 +35,10 @@ the controller never steps in.
 """
 from __future__ import annotations
 
-from kgtool.core.configs import PartConfig, setting
-
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from kgtool.core.configs import PartConfig, setting
 from kgtool.core.types import PLACEHOLDER, CandidateFact, Plan, Verdict
 from kgtool.errors import ConfigError
 from kgtool.reason import steps
@@ -77,12 +77,21 @@ class ReAgentNoBacktrackConfig(ReAgentConfig):
 
 @dataclass
 class _Ledger:
-    """One answer's time step and the rows not yet written (written by `flush`, one statement)."""
+    """One answer's time step and the rows not yet written (written by `flush`, one statement).
+
+    Assertions, messages and checkpoints wait here until the loop next reads
+    the ledger (conflicts, claims, a rollback) or ends: every read flushes
+    first, so what it sees is what the agents said, in one round trip instead
+    of one per assertion or checkpoint. A checkpoint written late holds the
+    same assertions: those accepted at its time step, and only a rollback,
+    which flushes first, ever retracts one.
+    """
 
     ctx: RunContext
     t: int = 0
     assertions: list[dict] = field(default_factory=list)
     messages: list[dict] = field(default_factory=list)
+    pending_checkpoints: list[dict] = field(default_factory=list)
     checkpoints: list[tuple[int, str, str]] = field(default_factory=list)  # global: (t, id, label)
     local: dict[str, str] = field(default_factory=dict)  # agent -> its last checkpoint id
     rounds: int = 0
@@ -106,18 +115,21 @@ class _Ledger:
         self.messages.append({"id": new_id("msg"), "t": self.tick(), "type": type_, "sender": sender,
                               "receiver": receiver, "content": content[:500], "assertion_id": about})
 
-    def flush(self) -> None:
-        if self.assertions or self.messages:
-            self.ctx.db.run_in(self.ctx.session, "reagent/record", run_id=self.ctx.run_id,
-                               assertions=self.assertions, messages=self.messages)
-            self.assertions, self.messages = [], []
+    def flush(self, *, conflicts: bool = False) -> list[dict]:
+        """Write what is pending; with `conflicts`, also read the conflicts that now hold (same statement)."""
+        if not (conflicts or self.assertions or self.messages or self.pending_checkpoints):
+            return []
+        rows = self.ctx.db.run_in(self.ctx.session, "reagent/record", run_id=self.ctx.run_id,
+                                  assertions=self.assertions, messages=self.messages,
+                                  checkpoints=self.pending_checkpoints, with_conflicts=conflicts,
+                                  **self.ctx.scope.params())
+        self.assertions, self.messages, self.pending_checkpoints = [], [], []
+        return rows[0]["conflicts"] if rows else []
 
     def checkpoint(self, label: str, agent: str | None = None) -> str:
-        self.flush()
         checkpoint_id = new_id("checkpoint")
         t = self.tick()
-        self.ctx.db.run_in(self.ctx.session, "reagent/checkpoint", run_id=self.ctx.run_id,
-                           checkpoint_id=checkpoint_id, t=t, agent=agent, label=label)
+        self.pending_checkpoints.append({"id": checkpoint_id, "t": t, "agent": agent, "label": label})
         if agent is None:
             self.checkpoints.append((t, checkpoint_id, label))
         else:
@@ -125,10 +137,7 @@ class _Ledger:
         return checkpoint_id
 
     def conflicts(self) -> list[Conflict]:
-        self.flush()
-        rows = self.ctx.db.run_in(self.ctx.session, "reagent/conflicts", run_id=self.ctx.run_id,
-                                  **self.ctx.scope.params())
-        return [Conflict.from_row(r) for r in rows]
+        return [Conflict.from_row(r) for r in self.flush(conflicts=True)]
 
     def claims(self) -> list[Claim]:
         self.flush()
@@ -290,7 +299,8 @@ class ReAgent:
         """Retriever and verifier on one sub-question: graph facts first, passages read as links if none passes."""
         verifier = ctx.role("reagent_verifier")
         hints = plan.hop_hints(index)
-        verified = [c for c in ledger.claims() if c.kind == "fact" and c.status == "accepted"]
+        # read from the ledger only if the verifier looks at them (the offline one does not)
+        verified = _Verified(ledger)
         ranked = steps.retrieve_hop(ctx, query, entity_id, self.top_k)
         judgements = verifier.verify(query, entity, ranked, hints=hints, verified=verified) if ranked else []
         chosen = steps.best_passing(ranked, judgements)
@@ -445,6 +455,25 @@ class _State:
         used = ctx.budget.steps + self.revisions
         budget = ctx.budget.max_steps
         return used + 1 > limit or (budget is not None and ctx.budget.steps + 1 > budget)
+
+
+class _Verified(Sequence):
+    """The accepted fact assertions, read from the ledger on first use."""
+
+    def __init__(self, ledger: _Ledger):
+        self._ledger = ledger
+        self._claims: list[Claim] | None = None
+
+    def _read(self) -> list[Claim]:
+        if self._claims is None:
+            self._claims = [c for c in self._ledger.claims() if c.kind == "fact" and c.status == "accepted"]
+        return self._claims
+
+    def __getitem__(self, index):
+        return self._read()[index]
+
+    def __len__(self) -> int:
+        return len(self._read())
 
 
 def _distinct(links: list[CandidateFact]) -> list[CandidateFact]:

@@ -18,7 +18,7 @@ from typing import Sequence
 from kgtool.core.scope import Scope
 from kgtool.core.text import normalize, tokenize
 from kgtool.core.types import CandidateFact
-from kgtool.reason.agents.offline.common import GraphView, _Mentions
+from kgtool.reason.agents.offline.common import GraphView, _Mentions, first_per_group
 from kgtool.retrieve.passages import search_passages
 
 TEXT_KEY = "text:"  # relation keys of links read off a sentence
@@ -116,8 +116,16 @@ class TextAugmentedView:
         return getattr(self.view, "session", None)
 
     def neighborhoods(self, entity_ids: Sequence[str], per_group: int) -> dict[str, list[CandidateFact]]:
-        pools = self.view.neighborhoods(entity_ids, per_group)
-        return {e: [*pools.get(e, []), *self.links.of(e)] for e in dict.fromkeys(entity_ids)}
+        ids = list(dict.fromkeys(entity_ids))
+        # The challenged plan searches much of what the first plan searched: an entity whose whole
+        # pool this answer already read (the view's memo) is cut to per_group per (relation,
+        # direction) here, as the database would cut it, instead of being read again
+        memo = getattr(self.view, "memo", None) or {}
+        pools = {e: [c.copy() for c in first_per_group(memo[e], per_group)] for e in ids if e in memo}
+        missing = [e for e in ids if e not in pools]
+        if missing:
+            pools.update(self.view.neighborhoods(missing, per_group))
+        return {e: [*pools.get(e, []), *self.links.of(e)] for e in ids}
 
     def link_mentions(self, text: str):
         return self.view.link_mentions(text)
