@@ -169,3 +169,21 @@ def test_kinds_read_by_the_document_parser_keep_numbers_and_names_apart():
     named = view("name:hey jude", "Hey Jude", kind="name")
     assert guard(quoted, named) is None and merged([quoted, named]) == {("name:hey jude", "name:hey jude song")} \
         or merged([quoted, named]) == {("name:hey jude song", "name:hey jude")}
+
+
+def test_shared_short_forms_do_not_merge_and_a_mention_naming_two_things_is_left_alone():
+    # document titles keep their short form as an alias: two songs share "Burn"
+    usher = view("name:burn (usher song)", "Burn (Usher song)", ["Burn"])
+    nin = view("name:burn (nine inch nails song)", "Burn (Nine Inch Nails song)", ["Burn"])
+    for resolver in ("exact", "fuzzy"):
+        assert merged([usher, nin], resolver) == set()
+    mention = view("name:burn", "Burn")
+    proposal = propose([usher, nin, mention], build("fuzzy"))
+    assert proposal.merges == [] and any("ambiguous" in c.reason for c in proposal.below)
+    # one title alone takes the mention
+    assert {frozenset(p) for p in merged([usher, mention], "fuzzy")} == {frozenset({"name:burn (usher song)", "name:burn"})}
+
+
+def test_word_order_counts_only_for_names_written_last_comma_first():
+    assert merged([view("name:ji liang", "Ji Liang"), view("name:liang ji", "Liang Ji")], "fuzzy") == set()
+    assert merged([view("Q1", "Al Gore", qid="Q1"), view("name:gore, al", "Gore, Al")], "fuzzy") == {("Q1", "name:gore, al")}

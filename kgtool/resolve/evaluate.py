@@ -105,9 +105,10 @@ def sweep(pairs, resolvers=("id", "exact", "fuzzy", "embedding"),
         if name not in RESOLVERS:
             raise InputError(f"unknown resolver {name!r}; registered: {', '.join(RESOLVERS.names())}")
         out.append(evaluate(pairs, name, **(settings if name == "embedding" else {})))
+        default = out[-1].min_score
         if name in ("fuzzy", "embedding"):
             for t in thresholds:
-                if abs(t - out[-1].min_score) > 1e-9:
+                if abs(t - default) > 1e-9:
                     out.append(evaluate(pairs, name, t, **(settings if name == "embedding" else {})))
     return out
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
+from kgtool.core.text import normalize
 from kgtool.resolve.base import Candidate, EntityView, Proposal, guard, survivor_rank
 from kgtool.resolve.resolvers import Resolver
 
@@ -74,14 +75,31 @@ def plan(by_id: dict[str, EntityView], candidates: list[Candidate], thresholds: 
 
 
 def _ambiguous(by_id: dict[str, EntityView], passing: list[Candidate]) -> dict[tuple[str, str], str]:
-    """Pairs to leave alone: an entity without an external id whose best matches are
-    entities with different external ids, within AMBIGUITY_MARGIN of each other."""
+    """Pairs to leave alone:
+    - an entity without an external id whose best matches are entities with different
+      external ids, within AMBIGUITY_MARGIN of each other;
+    - an entity whose own name is a name of two others that are not one thing themselves
+      (a mention "Burn" and the songs "Burn (Usher song)" and "Burn (Nine Inch Nails song)",
+      both shortened to "Burn"): which one it means, names cannot say."""
     options: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    partners: dict[str, set[str]] = defaultdict(set)
+    joined = {c.pair() for c in passing}
     for c in passing:
+        partners[c.a].add(c.b)
+        partners[c.b].add(c.a)
         for x, y in ((c.a, c.b), (c.b, c.a)):
             if not by_id[x].has_external_id and by_id[y].has_external_id:
                 options[x].append((c.score, y))
     out: dict[tuple[str, str], str] = {}
+    for x, ys in partners.items():
+        name = normalize(by_id[x].name)
+        named = sorted(y for y in ys if name in by_id[y].keys)
+        distinct = any((y1, y2) not in joined or guard(by_id[y1], by_id[y2])
+                       for i, y1 in enumerate(named) for y2 in named[i + 1:])
+        if distinct:
+            for y in named:
+                key = (x, y) if x < y else (y, x)
+                out[key] = f"ambiguous: {by_id[x].name!r} names {len(named)} different entities"
     for x, scored in options.items():
         scored.sort(reverse=True)
         top = scored[0][0]

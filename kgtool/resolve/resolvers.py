@@ -103,7 +103,8 @@ class IdResolver(Resolver):
 
 
 class ExactResolver(Resolver):
-    """A normalised name or alias in common: 1.0 name = name, 0.97 a name is the other's alias, 0.95 alias = alias."""
+    """A normalised name or alias in common: 1.0 name = name, 0.97 a name is the other's alias,
+    0.9 only an alias in common (a near miss: two songs called "Burn" share their short form)."""
 
     name = "exact"
     default_min_score = 0.95
@@ -115,7 +116,7 @@ class ExactResolver(Resolver):
         ka, kb = a.keys, b.keys
         if (na and na in kb) or (nb and nb in ka):
             return 0.97
-        return 0.95 if ka & kb else 0.0
+        return 0.9 if ka & kb else 0.0
 
     def reason(self, a, b, score):
         shared = sorted(a.keys & b.keys)
@@ -133,8 +134,9 @@ class ExactResolver(Resolver):
 
 
 class FuzzyResolver(Resolver):
-    """RapidFuzz similarity of normalised names and aliases: the best of the edit-distance
-    ratio and the word-order-insensitive ratio, over every name pair, in [0, 1]."""
+    """RapidFuzz similarity of normalised names: each entity's primary name against the other's
+    names and aliases (two aliases alike say little: short forms are shared), by edit-distance
+    ratio, and word-order-insensitively where one is written "Last, First"; in [0, 1]."""
 
     name = "fuzzy"
     default_min_score = 0.90  # the best F1 on tests/data/resolve/pairs.jsonl (`kgtool resolve pairs`)
@@ -145,13 +147,18 @@ class FuzzyResolver(Resolver):
 
     def _ratio(self, x: str, y: str) -> float:
         fuzz = self._fuzz.fuzz
-        return max(fuzz.ratio(x, y), fuzz.token_sort_ratio(x, y)) / 100.0
+        if "," in x or "," in y:  # "Gore, Al": the words of a name in another order
+            return max(fuzz.ratio(x, y), fuzz.token_sort_ratio(x.replace(",", " "), y.replace(",", " "))) / 100.0
+        return fuzz.ratio(x, y) / 100.0
+
+    def _scored(self, a: EntityView, b: EntityView):
+        return ((self._ratio(x, y), x, y) for x, y in name_pairs(a, b))
 
     def score(self, a: EntityView, b: EntityView) -> float:
-        return max((self._ratio(x, y) for x in a.keys for y in b.keys), default=0.0)
+        return max((s for s, _x, _y in self._scored(a, b)), default=0.0)
 
     def reason(self, a, b, score):
-        best = max(((self._ratio(x, y), x, y) for x in a.keys for y in b.keys), default=(0.0, "", ""))
+        best = max(self._scored(a, b), default=(0.0, "", ""))
         return f"names {best[1]!r} ~ {best[2]!r} ({score:.3f})"
 
     def pairs(self, views, focus=None):
@@ -163,21 +170,40 @@ class FuzzyResolver(Resolver):
         if len(names) < 2 or not rows:
             return
         cutoff = max(0.0, (self.min_score - NEAR) * 100)
+        fuzz = self._fuzz.fuzz
+        commas = [k for k, name in enumerate(names) if "," in name]
+        reordered = [k.replace(",", " ") for k in names]
         seen: set[tuple[int, int]] = set()
         step = 2000
         for start in range(0, len(rows), step):
             block = rows[start:start + step]
-            queries = [names[k] for k in block]
-            for scorer in (self._fuzz.fuzz.ratio, self._fuzz.fuzz.token_sort_ratio):
-                matrix = process.cdist(queries, names, scorer=scorer, score_cutoff=cutoff, dtype=np.uint8, workers=1)
+            # edit distance everywhere; word order only against or from "Last, First" names
+            searches = [(block, list(range(len(names))), names, fuzz.ratio),
+                        ([k for k in block if "," in names[k]], list(range(len(names))), reordered, fuzz.token_sort_ratio),
+                        (block, commas, reordered, fuzz.token_sort_ratio)]
+            for queries, choices, texts, scorer in searches:
+                if not queries or not choices:
+                    continue
+                matrix = process.cdist([texts[k] for k in queries], [texts[k] for k in choices], scorer=scorer,
+                                       score_cutoff=cutoff, dtype=np.uint8, workers=1)
                 for r, c in zip(*(x.tolist() for x in np.nonzero(matrix))):
-                    i, j = sorted((owner[block[r]], owner[c]))
+                    i, j = sorted((owner[queries[r]], owner[choices[c]]))
                     if i == j or (i, j) in seen:
                         continue
                     seen.add((i, j))
                     cand = self._candidate(views[i], views[j])
                     if cand:
                         yield cand
+
+
+def name_pairs(a: EntityView, b: EntityView):
+    """(a's name, b's name) pairs a graded resolver compares: each primary name against all the other's."""
+    na, nb = normalize(a.name), normalize(b.name)
+    seen = set()
+    for x, y in [(na, k) for k in sorted(b.keys)] + [(k, nb) for k in sorted(a.keys)]:
+        if x and y and (x, y) not in seen:
+            seen.add((x, y))
+            yield x, y
 
 
 def _name_table(views: list[EntityView]) -> tuple[list[str], list[int]]:
@@ -224,7 +250,7 @@ class EmbeddingResolver(Resolver):
 
     def _cosine(self, a: EntityView, b: EntityView) -> float:
         self._embed([*a.keys, *b.keys])
-        return max((float(self._vectors[x] @ self._vectors[y]) for x in a.keys for y in b.keys), default=0.0)
+        return max((float(self._vectors[x] @ self._vectors[y]) for x, y in name_pairs(a, b)), default=0.0)
 
     def score(self, a: EntityView, b: EntityView) -> float:
         cos = self._cosine(a, b)
