@@ -26,7 +26,7 @@ from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 
 SYNONYM_WEIGHT = 0.9  # a synonym's match counts for this much of the phrase's own
 WORD_WEIGHT = 0.85  # one word of a longer phrase, matched alone
-MAX_SYNONYMS = 8  # per word or phrase, most frequent senses first
+MAX_SYNONYMS = 4  # per word or phrase, most frequent senses first
 GLOSS_WEIGHT = 0.75  # a phrase matching the definition of a relation's label, rather than its words
 # heads of relative clauses that name no relation ("the person who founded ...")
 _GENERIC_HEADS = frozenset("person one people someone somebody thing entity who whom whoever which what where "
@@ -48,10 +48,10 @@ class PhraseScorer:
         word's synonyms and its words alone."""
         variants: dict[str, float] = {phrase: 1.0}
         words = [w for w in phrase.split() if w.lower() not in _GENERIC_HEADS]
-        if self.lexicon is not None:
+        if self.lexicon is not None and parts:  # phrases read together: their own words only
             candidates = [phrase]
             # the head word (the last content word that is not a generic noun) alone, too
-            if len(phrase.split()) > 1 and words and parts:
+            if len(phrase.split()) > 1 and words:
                 candidates.append(words[-1])
             if " " in phrase and len(phrase.split()) == 2:
                 candidates.append(phrase.replace(" ", ""))  # "home town" is listed as "hometown"

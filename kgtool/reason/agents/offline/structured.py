@@ -61,7 +61,7 @@ class StructuredPath:
 class SearchSettings:
     beam_width: int = 12
     fanout: int = 4  # facts followed per (relation, direction) group
-    max_merge: int = 3  # consecutive phrases one hop may explain
+    max_merge: int = 2  # consecutive phrases one hop may explain
     hop_cost: float = 0.3
     merge_cost: float = 0.35  # per extra phrase a hop explains as one with the others
     silent_cost: float = 0.6
@@ -70,7 +70,7 @@ class SearchSettings:
     reverse_factor: float = 0.75
     expected_gain: float = 0.5  # what ranking the beam assumes each unexplained phrase will still earn
     type_weight: float = 0.2
-    explains: float = 0.5  # a hop fitting its phrases below this leaves them unexplained
+    explains: float = 0.3  # a hop fitting a phrase below this leaves it unexplained (a guess, not a reading)
     max_hops: int = 6
 
 
