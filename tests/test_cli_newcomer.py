@@ -75,7 +75,7 @@ def test_an_unknown_scope_is_an_error_naming_what_exists(sample, neo4j_settings)
     assert out.exit_code == 2
     assert "no edit of case 999999" in out.output and "sample-1" in out.output, out.output
     batch = run(neo4j_settings, "ask", QUESTION, "--scope", "batch:nope")
-    assert batch.exit_code == 2 and "no edit of batch nope" in batch.output and "edits.jsonl" in batch.output
+    assert batch.exit_code == 2 and "no edit of batch nope" in batch.output and "e.g. edits" in batch.output
     fine = run(neo4j_settings, "ask", QUESTION, "--scope", "sample-1,sample-2")
     assert fine.exit_code == 0, fine.output
 
