@@ -60,7 +60,7 @@ Question: Which country was the director of Jaws born in?
 def planner_prompt(question: str, variants: int) -> PromptSpec[ConstraintPlan]:
     constraint = sch.obj(head=sch.name(), relation=sch.name(80), tail=sch.name(),
                          variants=sch.array(sch.name(80), max(1, variants)))
-    schema = sch.obj(constraints=sch.array(constraint, MAX_CONSTRAINTS, 1), answer=sch.name(40))
+    schema = sch.obj(constraints=sch.array(constraint, sch.PLAN_HOPS, 1), answer=sch.name(40))
     return PromptSpec("c2rag_planner", PLANNER_SYSTEM.replace("{m}", str(variants)).replace("{{", "{").replace("}}", "}"),
                       _data({"question": question}), plan_validator(variants, question), schema)
 

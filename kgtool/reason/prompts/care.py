@@ -33,7 +33,7 @@ ROLES = ("planner", "selector", "critic", "generator")
 ERROR_TYPES = tuple(e.value for e in CareError)
 MAX_SUBQUESTIONS = 10
 
-PLAN_SCHEMA = sch.obj(topic=sch.name(), subquestions=sch.array(sch.text(sch.QUESTION_CHARS), MAX_SUBQUESTIONS, 1))
+PLAN_SCHEMA = sch.obj(topic=sch.name(), subquestions=sch.array(sch.text(sch.QUESTION_CHARS), sch.PLAN_HOPS, 1))
 
 
 # ---------------------------------------------------------------------- planner

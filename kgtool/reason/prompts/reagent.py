@@ -60,7 +60,7 @@ def decomposer_prompt(question: str, previous: Plan | None = None, problem: str 
     if previous is not None:
         payload["previous_decomposition"] = {"topic": previous.topic, "sub_questions": list(previous.subquestions)}
         payload["problem"] = problem
-    schema = sch.obj(topic=sch.name(), sub_questions=sch.array(sch.text(sch.QUESTION_CHARS), 10, 1),
+    schema = sch.obj(topic=sch.name(), sub_questions=sch.array(sch.text(sch.QUESTION_CHARS), sch.PLAN_HOPS, 1),
                      decomposition_reasoning=sch.text(160))
     return PromptSpec("reagent_decomposer", DECOMPOSER_SYSTEM, _data(payload), plan_validator(question), schema)
 

@@ -22,9 +22,11 @@ T = TypeVar("T")
 _ROLE_LINE = re.compile(r"^ROLE:\s*(\w+)")
 
 # bounds shared by the prompts: an entity name, a sub-question, a sentence of reasoning
-NAME_CHARS = 120
-QUESTION_CHARS = 240
-SENTENCE_CHARS = 240
+NAME_CHARS = 100
+QUESTION_CHARS = 160
+SENTENCE_CHARS = 160
+# a plan's hops as the schema bounds them (validators accept up to their own maximum)
+PLAN_HOPS = 5
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,8 @@ def _data(payload: dict) -> str:
 
 PLAN_SCHEMA = sch.obj(
     topic=sch.name(),
-    steps=sch.array(sch.obj(thought=sch.text(160), action=sch.text(sch.QUESTION_CHARS),
-                            relation=sch.nullable(sch.name(80)), expected=sch.nullable(sch.name())), MAX_STEPS, 1),
+    steps=sch.array(sch.obj(thought=sch.text(100), action=sch.text(sch.QUESTION_CHARS),
+                            relation=sch.nullable(sch.name(80)), expected=sch.nullable(sch.name())), sch.PLAN_HOPS, 1),
     answer=sch.nullable(sch.name()))
 CHECK_SCHEMA = sch.obj(consistent=sch.boolean(), confidence=sch.number(),
                        error_type=sch.nullable(sch.one_of(ERROR_TYPES)), reason=sch.text(),
