@@ -197,6 +197,7 @@ def stats():
     """Node counts by label and relationship counts by type."""
     with _connect() as kg:
         st = kg.stats()
+        problems = kg.health().problems()
     for title, counts in (("label", st["nodes"]), ("relationship", st["relationships"])):
         table = Table(title=f"{title}s")
         table.add_column(title)
@@ -204,6 +205,8 @@ def stats():
         for key, count in counts.items():
             table.add_row(key, str(count))
         console.print(table)
+    for problem in problems:  # what a killed command left behind (kgtool db doctor)
+        err_console.print(f"needs attention: {problem}; run `kgtool db doctor --fix`", markup=False, highlight=False)
 
 
 @db.group("plugins")
@@ -386,7 +389,10 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
 @click.option("--strict", is_flag=True, help="Validate everything first; write nothing if any record is bad.")
 @click.option("--batch-size", default=500, show_default=True, help="Passages per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
-def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
+@click.option("--on-duplicate", type=click.Choice(["merge", "error", "skip"]), default=None,
+              help="A record naming a document already read, with other text: merge it as more passages "
+                   "(default for title formats), error (default for jsonl) or skip it. Each is counted and listed.")
+def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_duplicate):
     """Ingest a document collection (FILE or DIR) as Documents, Passages and the facts read from them.
 
     Passages keep their text once with sentence boundaries, and are indexed for
@@ -407,12 +413,15 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out):
                 bar.update(embedding, completed=done, total=total)
 
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
-                                     progress=progress, embed_progress=embed_progress)
+                                     progress=progress, embed_progress=embed_progress, on_duplicate=on_duplicate)
+    for note in summary.duplicates:
+        err_console.print(f"duplicate {note}", highlight=False, markup=False, emoji=False)
     _report_ingest(path, (
         ("format", summary.format), ("extractor", summary.extractor), ("documents", summary.documents),
         ("passages", summary.passages), ("facts", summary.facts),
         ("facts per passage", f"{summary.facts_per_passage:.2f}"), ("entities", summary.entities),
         ("relations", summary.relations), ("passages embedded", summary.passages_embedded),
+        (f"duplicates ({summary.on_duplicate})", len(summary.duplicates)), ("repeats (same text)", summary.repeats),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
     ), summary, json_out)
 
@@ -923,7 +932,9 @@ def _parse_params(pairs: tuple[str, ...], option: str = "--param") -> dict:
 @click.option("-f", "--file", "file_", type=click.Path(exists=True, dir_okay=False), help="Read the query from a file.")
 @click.option("-p", "--param", "params", multiple=True, help="key=value; the value is parsed as JSON when it can be.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
-def cypher(query, file_, params, fmt):
+@click.option("--timeout", default=None, help="Stop the query after this long (30s, 2m, 0 for no limit); "
+                                              "default KGTOOL_CONSOLE_TIMEOUT or 60s.")
+def cypher(query, file_, params, fmt, timeout):
     """Run a read-only Cypher QUERY (or -f FILE) against the graph.
 
     Only reads of the graph run: writes, LOAD CSV, administration commands
@@ -941,7 +952,7 @@ def cypher(query, file_, params, fmt):
     text = queries.load_file(file_).text if file_ else query
     params = _parse_params(params)
     with _connect() as kg:
-        result = kg.db.console(text, params)
+        result = kg.db.console(text, params, timeout=timeout)
     if result.profiled or result.plan is None:
         _print_rows(result.keys, result.rows, fmt)
     if result.plan is not None:
@@ -977,6 +988,10 @@ def _cell(value) -> str:
         return json.dumps(value, default=str, ensure_ascii=False)
     return "" if value is None else str(value)
 
+
+from kgtool.cli_doctor import doctor  # noqa: E402  (kgtool db doctor)
+
+db.add_command(doctor)
 
 if __name__ == "__main__":
     main()

@@ -28,6 +28,7 @@ CREATE INDEX edit_batch IF NOT EXISTS FOR (n:Edit) ON (n.batch);
 CREATE INDEX edit_slot IF NOT EXISTS FOR (n:Edit) ON (n.slot);
 CREATE INDEX entity_norm IF NOT EXISTS FOR (n:Entity) ON (n.norm);
 CREATE INDEX run_question IF NOT EXISTS FOR (n:Run) ON (n.question_id);
+CREATE INDEX run_status IF NOT EXISTS FOR (n:Run) ON (n.status);
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.alias_text]
   OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};
 CREATE FULLTEXT INDEX fact_evidence IF NOT EXISTS FOR (n:Fact) ON EACH [n.evidence]

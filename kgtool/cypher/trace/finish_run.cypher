@@ -2,8 +2,10 @@
 // run that failed): the answer, status, error, cost, and its final chain.
 // params: $run_id, $finish ({answer, answer_id, status, error, latency_ms, load_ms, tokens, prompt_tokens,
 //                            completion_tokens, llm_calls, backtracks, chain_step_ids})
+// A run already closed (interrupted by a signal while its method ran on) is left as it is.
 // returns: run_id
 MATCH (r:Run {id: $run_id})
+WHERE r.finished_at IS NULL
 SET r += $finish, r.finished_at = datetime()
 WITH r
 CALL (r) {
