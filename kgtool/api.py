@@ -74,6 +74,31 @@ class KnowledgeGraph:
         rels = {r["type"]: r["count"] for r in self.db.read("stats_relationships")}
         return {"nodes": labels, "relationships": rels}
 
+    def health(self, *, stale_after: float | None = None):
+        """What killed or interrupted commands left behind (read only): runs still 'running' after
+        `stale_after` seconds (default kgtool.reason.trace.STALE_AFTER_SECONDS), passages without an
+        embedding, perturbations an evaluation did not remove. Returns a kgtool.health.Health."""
+        from kgtool.health import STALE_AFTER_SECONDS, check
+
+        return check(self.db, stale_after=STALE_AFTER_SECONDS if stale_after is None else stale_after)
+
+    def repair(self, *, stale_after: float | None = None, progress=None):
+        """Mend what `health` finds (stale runs closed as 'abandoned', passages embedded, leftover
+        perturbations removed); returns a kgtool.health.Repair."""
+        from kgtool.health import STALE_AFTER_SECONDS, repair
+
+        result = repair(self, stale_after=STALE_AFTER_SECONDS if stale_after is None else stale_after,
+                        progress=progress)
+        self.reset_caches()
+        return result
+
+    def stale_runs(self, older_than: float | None = None) -> list[dict]:
+        """Runs still 'running' that started more than `older_than` seconds ago (default
+        kgtool.reason.trace.STALE_AFTER_SECONDS), oldest first: id, method, question, owner, started_at, age_s."""
+        from kgtool.reason.trace import STALE_AFTER_SECONDS, stale_runs
+
+        return stale_runs(self.db, STALE_AFTER_SECONDS if older_than is None else older_than)
+
     def query(self, cypher: str, params: dict[str, Any] | None = None) -> tuple[list[str], list[dict]]:
         """Run an analyst's read-only Cypher; writes are refused."""
         return self.db.query_read_only(cypher, params)
@@ -174,12 +199,14 @@ class KnowledgeGraph:
 
     def ingest_docs(self, path: str | Path, *, format: str | None = None, extractor="mentions",
                     strict: bool = False, batch_size: int = 500, embed_relations: bool = True,
-                    embed_passages: bool = True, progress=None, embed_progress=None):
+                    embed_passages: bool = True, progress=None, embed_progress=None, on_duplicate: str | None = None):
         """Load a document collection (hotpotqa, musique, 2wiki, jsonl or text) as Documents and
         Passages with the triples extracted from them; returns a DocIngestSummary.
 
         extractor: mentions (default, no model), rebel, llm, or an object with extract_batch.
         embed_passages: store each passage's embedding (the graph's embedder) for dense retrieval.
+        on_duplicate: merge, error or skip, for records naming a document already read with other text
+        (None: merge for the title formats, error for jsonl; see kgtool.ingest.docs).
         Re-ingesting a file changes no counts (see kgtool.ingest.docs).
         """
         from kgtool.ingest.docs import ingest_docs
@@ -188,7 +215,8 @@ class KnowledgeGraph:
             self.db, path, format=format, extractor=extractor, strict=strict, batch_size=batch_size,
             embedder=self.embedder if embed_relations else None,
             passage_embedder=self.embedder if embed_passages else None,
-            settings=self.settings, progress=progress, embed_progress=embed_progress))
+            settings=self.settings, progress=progress, embed_progress=embed_progress,
+            on_duplicate=on_duplicate))
         self.reset_caches()
         return summary
 
@@ -255,10 +283,12 @@ class KnowledgeGraph:
         return self._answer(question, method=method, agents=agents, scope=scope, **method_config)
 
     def _answer(self, question: str, *, method: str, agents: str | None, scope, **method_config) -> Answer:
+        from kgtool.interrupt import closing_runs_on_signals
         from kgtool.reason.runner import run_method
 
-        return run_method(self, question, method=method, agents=agents or self.default_agents(),
-                          scope=Scope.parse(scope), config=method_config)
+        with closing_runs_on_signals(self.db):
+            return run_method(self, question, method=method, agents=agents or self.default_agents(),
+                              scope=Scope.parse(scope), config=method_config)
 
     def check_scope(self, scope) -> None:
         """Raise InputError when a scope names a case or batch no stored edit has, naming some that exist.
@@ -294,9 +324,16 @@ class KnowledgeGraph:
 
         `scopes`, when given, is one scope per question (for k-edited evaluation; a case without
         edits then just answers from the base facts); a single `scope` is checked like answer's.
-        Results come back in the order of `questions`.
+        Results come back in the order of `questions`. A question whose answer
+        raises does not stop the others: it comes back as an Answer with status
+        'failed' and the error (its Run, if one opened, is closed as failed).
+        Ctrl-C or SIGTERM stop every worker and close the open runs as 'interrupted'
+        (kgtool.interrupt) before the KeyboardInterrupt / SystemExit goes on.
         """
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor, wait
+
+        from kgtool.graph.db import stop_statements
+        from kgtool.interrupt import closing_runs_on_signals
 
         questions = list(questions)
         if scopes is None:
@@ -306,17 +343,29 @@ class KnowledgeGraph:
         self.prepare(kind)  # load shared models once, before the threads start
         lock, done = threading.Lock(), [0]
 
-        def one(item):
-            q, sc = item
-            result = self._answer(q, method=method, agents=kind, scope=sc, **method_config)
+        def one(q, sc):
+            try:
+                result = self._answer(q, method=method, agents=kind, scope=sc, **method_config)
+            except Exception as exc:  # noqa: BLE001 - one question's failure is that question's result
+                result = failed_answer(q, method, kind, exc)
             with lock:  # workers finish concurrently
                 done[0] += 1
                 if progress:
                     progress(done[0], len(questions))
             return result
 
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, zip(questions, scopes)))
+        with closing_runs_on_signals(self.db):
+            pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="kgtool-answer")
+            futures = [pool.submit(one, q, sc) for q, sc in zip(questions, scopes)]
+            try:
+                return [f.result() for f in futures]
+            except BaseException:
+                stop_statements()  # the running answers end at their next statement
+                pool.shutdown(wait=False, cancel_futures=True)
+                wait(futures)
+                raise
+            finally:
+                pool.shutdown(wait=True)
 
     def prepare(self, agents: str) -> None:
         """Load what answering with `agents` needs (gazetteer, embedder and its first encode), once."""
@@ -385,9 +434,12 @@ class KnowledgeGraph:
         Returns a kgtool.eval.report.EvalReport (`.as_dict()` is the JSON report).
         """
         from kgtool.eval.mquake import evaluate_mquake
+        from kgtool.interrupt import closing_runs_on_signals
 
-        return evaluate_mquake(self, path, scope=scope, k=k, methods=methods, agents=agents, workers=workers,
-                               limit=limit, perturb=perturb, keep_perturbation=keep_perturbation, progress=progress)
+        with closing_runs_on_signals(self.db):
+            return evaluate_mquake(self, path, scope=scope, k=k, methods=methods, agents=agents, workers=workers,
+                                   limit=limit, perturb=perturb, keep_perturbation=keep_perturbation,
+                                   progress=progress)
 
     def evaluate_qa(self, path, *, format: str | None = None, methods=None, agents: str | None = None,
                     workers: int = 4, limit: int | None = None, perturb=None, keep_perturbation: bool = False,
@@ -399,9 +451,11 @@ class KnowledgeGraph:
         Returns a kgtool.eval.report.EvalReport.
         """
         from kgtool.eval.qa import evaluate_qa
+        from kgtool.interrupt import closing_runs_on_signals
 
-        return evaluate_qa(self, path, format=format, methods=methods, agents=agents, workers=workers, limit=limit,
-                           perturb=perturb, keep_perturbation=keep_perturbation, progress=progress)
+        with closing_runs_on_signals(self.db):
+            return evaluate_qa(self, path, format=format, methods=methods, agents=agents, workers=workers,
+                               limit=limit, perturb=perturb, keep_perturbation=keep_perturbation, progress=progress)
 
     def verify_benchmark(self, path, *, format: str | None = None, max_hops: int = 4, out=None, summary=None,
                          limit: int | None = None):
@@ -482,3 +536,13 @@ class KnowledgeGraph:
         from kgtool.models.embed import CachedEmbedder, get_embedder
 
         return self._lazy("_embedder", lambda: CachedEmbedder(get_embedder(self.settings.embedder)))
+
+
+def failed_answer(question: str, method: str, agents: str, exc: BaseException) -> Answer:
+    """The Answer of a question whose answering raised: status 'failed', the error as a person reads it,
+    and the run the answer had opened (closed as failed by the runner), if any."""
+    from kgtool.errors import describe
+    from kgtool.reason.trace import last_run_id
+
+    return Answer(question, None, None, [], last_run_id(), method, agents, "failed", 0.0,
+                  error=str(describe(exc)))

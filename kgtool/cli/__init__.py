@@ -46,9 +46,11 @@ for _command in (db, ingest, delete, ask, methods, trace, eval_, verify_benchmar
 # while a branch is in flight) and are registered here, one line each:
 #     from kgtool.cli_<topic> import <command>; main.add_command(<command>)
 from kgtool.cli_llm import llm  # noqa: E402
+from kgtool.cli_doctor import doctor  # noqa: E402
 from kgtool.cli_resolve import resolve_cmd  # noqa: E402
 
 main.add_command(llm)
 main.add_command(resolve_cmd)
+db.add_command(doctor)
 
 __all__ = ["main"]

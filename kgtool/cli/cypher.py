@@ -12,7 +12,9 @@ from kgtool.cli.present import console, err_console, print_rows
 @click.option("-f", "--file", "file_", type=click.Path(exists=True, dir_okay=False), help="Read the query from a file.")
 @click.option("-p", "--param", "params", multiple=True, help="key=value; the value is parsed as JSON when it can be.")
 @click.option("--format", "fmt", type=Choice(["table", "json", "csv"]), default="table", show_default=True)
-def cypher(query, file_, params, fmt):
+@click.option("--timeout", default=None, help="Stop the query after this long (30s, 2m, 0 for no limit); "
+                                              "default KGTOOL_CONSOLE_TIMEOUT or 60s.")
+def cypher(query, file_, params, fmt, timeout):
     """Run a read-only Cypher QUERY (or -f FILE) against the graph.
 
     Only reads of the graph run: writes, LOAD CSV, administration commands
@@ -29,7 +31,7 @@ def cypher(query, file_, params, fmt):
         raise click.UsageError("give either QUERY or -f FILE")
     text = queries.load_file(file_).text if file_ else query
     with connect() as kg:
-        result = kg.db.console(text, parse_pairs(params))
+        result = kg.db.console(text, parse_pairs(params), timeout=timeout)
     if result.profiled or result.plan is None:
         print_rows(result.keys, result.rows, fmt)
     if result.plan is not None:

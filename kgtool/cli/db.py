@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from kgtool.cli.app import connect, local_server
-from kgtool.cli.present import console, counts_table, key_value_table, styled
+from kgtool.cli.present import console, counts_table, key_value_table, print_notice, styled
 
 
 @click.group()
@@ -75,8 +75,11 @@ def stats():
     """Node counts by label and relationship counts by type."""
     with connect() as kg:
         st = kg.stats()
+        problems = kg.health().problems()
     console.print(counts_table("labels", "label", st["nodes"]))
     console.print(counts_table("relationships", "relationship", st["relationships"]))
+    for problem in problems:  # what a killed command left behind (kgtool db doctor)
+        print_notice("needs attention:", f"{problem}; run `kgtool db doctor --fix`")
 
 
 @db.command()

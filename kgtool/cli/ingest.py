@@ -8,7 +8,7 @@ import click
 from kgtool.cli.app import Choice, connect
 from kgtool.cli_resolve import resolve_after_ingest, resolve_option
 from kgtool.core import formats
-from kgtool.cli.present import write_json
+from kgtool.cli.present import print_notice, write_json
 from kgtool.cli.present.reports import (bulk_phase, bulk_rows, ingest_progress, new_and_present, print_delete,
                                         print_ingest)
 
@@ -88,8 +88,11 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
 @click.option("--strict", is_flag=True, help="Validate everything first; write nothing if any record is bad.")
 @click.option("--batch-size", default=500, show_default=True, help="Passages per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
+@click.option("--on-duplicate", type=Choice(["merge", "error", "skip"]), default=None,
+              help="A record naming a document already read, with other text: merge it as more passages "
+                   "(default for title formats), error (default for jsonl) or skip it. Each is counted and listed.")
 @resolve_option
-def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, resolve_with):
+def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_duplicate, resolve_with):
     """Ingest a document collection (FILE or DIR) as Documents, Passages and the facts read from them.
 
     Passages keep their text once with sentence boundaries, and are indexed for
@@ -111,14 +114,17 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, resolve_
                 bar.update(embedding, completed=done, total=total)
 
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
-                                     progress=progress, embed_progress=embed_progress)
+                                     progress=progress, embed_progress=embed_progress, on_duplicate=on_duplicate)
         resolve_after_ingest(kg, resolve_with)
+    for note in summary.duplicates:
+        print_notice("duplicate", note)
     _finish(path, (
         ("format", summary.format), ("extractor", summary.extractor), ("documents", summary.documents),
         ("passages", summary.passages), *new_and_present(summary, "passages", summary.passages, "passages"),
         ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
         ("facts per passage", f"{summary.facts_per_passage:.2f}"), ("entities", summary.entities),
         ("relations", summary.relations), ("passages embedded", summary.passages_embedded),
+        (f"duplicates ({summary.on_duplicate})", len(summary.duplicates)), ("repeats (same text)", summary.repeats),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
     ), summary, json_out)
 

@@ -32,6 +32,7 @@ CREATE CONSTRAINT entity_merge_id IF NOT EXISTS FOR (n:EntityMerge) REQUIRE n.id
 CREATE INDEX merged_entity_id IF NOT EXISTS FOR (n:MergedEntity) ON (n.id);
 CREATE INDEX entity_norm IF NOT EXISTS FOR (n:Entity) ON (n.norm);
 CREATE INDEX run_question IF NOT EXISTS FOR (n:Run) ON (n.question_id);
+CREATE INDEX run_status IF NOT EXISTS FOR (n:Run) ON (n.status);
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.alias_text]
   OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};
 CREATE FULLTEXT INDEX fact_evidence IF NOT EXISTS FOR (n:Fact) ON EACH [n.evidence]

@@ -53,6 +53,8 @@ def perturbed(kg, spec, *, keep: bool = False) -> Iterator[dict | None]:
         yield None
         return
     made: Perturbation = create_perturbation(kg.db, spec)
+    if not keep:  # found by `kgtool db doctor` if this evaluation dies before removing it
+        kg.db.write("perturb/mark_temporary", id=made.id)
     record = {**made.as_dict(), "removed": False}
     try:
         yield record

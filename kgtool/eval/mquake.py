@@ -65,7 +65,8 @@ def _method_run(method: str, agents: str, cases: list[Case], answers, seconds: f
             results.append(QuestionResult(
                 id=qid, question=a.question, prediction=a.answer, gold=gold, em=exact_match(a.answer, gold),
                 f1=max_f1(a.answer, gold), hop_correct=chain_matches(a.chain, case), hops=len(case.hops),
-                status=a.status, run_id=a.run_id, latency_ms=a.latency_ms, tokens=a.tokens, backtracks=a.backtracks))
+                status=a.status, run_id=a.run_id, latency_ms=a.latency_ms, tokens=a.tokens, backtracks=a.backtracks,
+                error=a.error))
         case_results.append(CaseResult(
             case.case_id, len(case.hops), any(matches(a.answer, case.new_answer, case.new_answer_aliases) for a in got),
             any(chain_matches(a.chain, case) for a in got), ids))

@@ -28,7 +28,7 @@ def score(item: QAItem, answer) -> QuestionResult:
         em=exact_match(answer.answer, item.answers), f1=max_f1(answer.answer, item.answers),
         hop_correct=chain_matches(answer.chain, item.hop_answers) if item.hop_answers else None,
         hops=item.hops, status=answer.status, run_id=answer.run_id, latency_ms=answer.latency_ms,
-        tokens=answer.tokens, backtracks=answer.backtracks,
+        tokens=answer.tokens, backtracks=answer.backtracks, error=answer.error,
     )
 
 

@@ -14,7 +14,10 @@ em, f1, hop_acc), latency_ms (p50, p90, mean), tokens_per_question,
 backtracks_per_question, status (counts), answered (how many questions the method marked `answered`),
 status_precision (the share of those that are right, EM; None when none was), seconds, and results (one per
 question: id, question, prediction, gold, em, f1, hop_correct, hops, status,
-run_id, latency_ms, tokens, backtracks). MQuAKE runs carry `cases`: acc and
+run_id, latency_ms, tokens, backtracks, error). A question whose answering raised
+(a statement that kept failing, an LLM endpoint that is down) counts as wrong with
+status 'failed' and its error, and is listed in the notes: one question never ends
+the evaluation. MQuAKE runs carry `cases`: acc and
 hop_acc are then MQuAKE's per-case figures (kgtool.eval.mquake), by_hops counts
 cases too, and `case_results` lists them.
 """
@@ -41,6 +44,7 @@ class QuestionResult:
     latency_ms: float
     tokens: int = 0
     backtracks: int = 0
+    error: str | None = None  # why a 'failed' question failed (its Run says the same)
 
 
 @dataclass
@@ -78,11 +82,24 @@ class EvalReport:
         methods = {run.method: method_summary(run) for run in self.runs}
         out = {"kind": self.kind, "data": self.data, "format": self.format, "agents": self.agents,
                "scope": self.scope, "questions": len(self.runs[0].results) if self.runs else 0,
-               "perturbation": self.perturbation, "notes": list(self.notes)}
+               "perturbation": self.perturbation, "notes": list(self.notes) + self.failure_notes()}
         if len(methods) == 1:
             out.update(next(iter(methods.values())))
         out["methods"] = methods
         return out
+
+
+    def failure_notes(self, limit: int = 20) -> list[str]:
+        """One note per failed question (at most `limit` per method, then how many more)."""
+        notes = []
+        for run in self.runs:
+            failed = [r for r in run.results if r.status == "failed"]
+            for r in failed[:limit]:
+                notes.append(f"{run.method}: question {r.id} failed: {r.error or 'see its run'}"
+                             + (f" (run {r.run_id})" if r.run_id else ""))
+            if len(failed) > limit:
+                notes.append(f"{run.method}: {len(failed) - limit} more question(s) failed")
+        return notes
 
 
 def _rate(values) -> float | None:

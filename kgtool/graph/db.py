@@ -7,9 +7,12 @@ and values always travel as parameters.
 """
 from __future__ import annotations
 
+import logging
 import random
 import re
+import threading
 import time
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable, Iterable, Protocol, TypeVar
 
@@ -34,6 +37,86 @@ class Runner(Protocol):
 
 # seconds to wait before each retry of a statement the server rolled back as transient (run_in)
 TRANSIENT_RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
+
+# Client errors that mean "another client changed the graph under this statement", not "this statement
+# is wrong": a node or relationship the statement had found was deleted (a `kgtool delete` while an
+# evaluation reads) before it read its properties. The server rolled the statement back, so running it
+# again on the graph as it is now is safe; it then no longer finds what was deleted.
+CONCURRENT_CHANGE_CODES = frozenset({"Neo.ClientError.Statement.EntityNotFound"})
+
+# the file the driver's own log lines go to (under KGTOOL_HOME), so a retried deadlock is not
+# printed to the person running the command: a retry that succeeds is silent, one that fails
+# reaches them as one kgtool error
+DRIVER_LOG = Path("logs") / "kgtool.log"
+
+
+def retryable(exc: BaseException) -> bool:
+    """True for a failure the server rolled back because of other clients: a transient error
+    (deadlock, lock wait) or a concurrent deletion (CONCURRENT_CHANGE_CODES)."""
+    from neo4j.exceptions import ClientError, TransientError
+
+    if isinstance(exc, TransientError):
+        return True
+    return isinstance(exc, ClientError) and getattr(exc, "code", None) in CONCURRENT_CHANGE_CODES
+
+
+def retrying(call: Callable[[], T], delays=TRANSIENT_RETRY_DELAYS) -> T:
+    """`call()`, run again after a short random pause while it fails with a `retryable` error."""
+    for delay in (*delays, None):
+        try:
+            return call()
+        except Exception as exc:
+            if delay is None or not retryable(exc):
+                raise
+            time.sleep(delay * random.uniform(0.5, 1.5))  # apart, so the same two do not collide again
+
+
+class Stopped(DatabaseError):
+    """The process is being interrupted: no new statement starts (see kgtool.interrupt)."""
+
+
+# set while the process is being interrupted: answers still running in other threads stop at
+# their next statement instead of finishing a question nobody will see (a process-wide state,
+# as a signal is: see kgtool.interrupt, which sets and clears it)
+_STOPPING = threading.Event()
+
+
+def stop_statements() -> None:
+    _STOPPING.set()
+
+
+def allow_statements() -> None:
+    _STOPPING.clear()
+
+
+def statements_stopped() -> bool:
+    return _STOPPING.is_set()
+
+
+_DRIVER_LOG_LOCK = threading.Lock()
+
+
+def send_driver_logs_to_file(home) -> Path:
+    """Route the Neo4j driver's log records to <home>/logs/kgtool.log instead of stderr; idempotent."""
+    path = Path(home) / DRIVER_LOG
+    logger = logging.getLogger("neo4j")
+    with _DRIVER_LOG_LOCK:
+        for handler in logger.handlers:
+            if isinstance(handler, logging.FileHandler) and Path(handler.baseFilename) == path.resolve():
+                return path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+        # one file per home: a test session or a user switching homes keeps only the newest
+        for old in [h for h in logger.handlers if getattr(h, "_kgtool", False)]:
+            logger.removeHandler(old)
+            old.close()
+        handler._kgtool = True
+        logger.addHandler(handler)
+        if logger.level == logging.NOTSET or logger.level > logging.INFO:
+            logger.setLevel(logging.INFO)
+        logger.propagate = False  # never to the root logger's stderr (nor Python's last-resort handler)
+    return path
 
 
 def check_uri(uri: str) -> str:
@@ -70,6 +153,7 @@ class Database:
         from kgtool.graph.server import private_home
 
         private_home(settings.home)
+        send_driver_logs_to_file(settings.home)
         if settings.uses_local_server:
             from kgtool.graph.server import LocalServer
 
@@ -117,17 +201,27 @@ class Database:
         )
 
     # --- named statements ------------------------------------------------
+    # The driver retries a managed transaction on transient errors itself; `retrying` adds the
+    # concurrent deletions it leaves to the caller (see CONCURRENT_CHANGE_CODES).
     def read(self, name: str, /, **params) -> list[dict]:
         """Run a named read in a read transaction; rows as dicts."""
         text = queries.text(name)
-        with self.session(read_only=True) as session:
-            return session.execute_read(lambda tx: _rows(tx.run(text, params)))
+
+        def once():
+            with self.session(read_only=True) as session:
+                return session.execute_read(lambda tx: _rows(tx.run(text, params)))
+
+        return retrying(once)
 
     def write(self, name: str, /, **params) -> list[dict]:
         """Run a named write in one transaction (all or nothing); rows as dicts."""
         text = queries.text(name)
-        with self.session() as session:
-            return session.execute_write(lambda tx: _rows(tx.run(text, params)))
+
+        def once():
+            with self.session() as session:
+                return session.execute_write(lambda tx: _rows(tx.run(text, params)))
+
+        return retrying(once)
 
     def run_autocommit(self, name: str, /, **params) -> list[dict]:
         """Run a named statement outside an explicit transaction.
@@ -144,24 +238,24 @@ class Database:
     # which matters on the per-hop path (a 4-hop answer makes ~15 of them).
     @staticmethod
     def run_in(session, name: str, /, **params) -> list[dict]:
-        """Run one named statement in `session`; retried when the server rolls it back as transient.
+        """Run one named statement in `session`; run again when the server rolled it back
+        because of other clients (see `retryable`).
 
         The driver retries only managed transactions. A TransientError (a lock
         deadlock between parallel answers that MERGE the same Question, a lock
-        wait that timed out) means the server rolled the statement back, so
-        running it again cannot write twice. Connection losses are not retried:
-        there a commit may already have happened.
+        wait that timed out) or a node deleted under the statement means the
+        server rolled the statement back, so running it again cannot write
+        twice. Connection losses are not retried: there a commit may already
+        have happened. Inside an explicit transaction (`session` is one) nothing
+        is retried: the failure ended the transaction. While the process is being
+        interrupted (`stop_statements`), no statement starts.
         """
-        from neo4j.exceptions import TransientError
-
+        if _STOPPING.is_set():
+            raise Stopped("stopped: the command is being interrupted")
         text = queries.text(name)
-        for delay in (*TRANSIENT_RETRY_DELAYS, None):
-            try:
-                return _rows(session.run(text, params))
-            except TransientError:
-                if delay is None:
-                    raise
-                time.sleep(delay * random.uniform(0.5, 1.5))  # apart, so the same two do not collide again
+        if not hasattr(session, "begin_transaction"):  # a transaction, not a session
+            return _rows(session.run(text, params))
+        return retrying(lambda: _rows(session.run(text, params)))
 
     def write_many(self, steps: Iterable[tuple[str, dict]]) -> list[list[dict]]:
         """Several named writes in ONE transaction: a failure leaves no partial state."""
@@ -186,8 +280,11 @@ class Database:
 
             return work(run)
 
-        with self.session() as session:
-            return session.execute_write(in_transaction)
+        def once():
+            with self.session() as session:
+                return session.execute_write(in_transaction)
+
+        return retrying(once)
 
     def apply_schema(self, settings: Settings | None = None) -> int:
         """Apply cypher/schema.cypher (idempotent); returns the statement count."""
@@ -206,24 +303,29 @@ class Database:
         result = self.console(text, params)
         return result.keys, result.rows
 
-    def console(self, text: str, params: dict | None = None) -> "ConsoleResult":
+    def console(self, text: str, params: dict | None = None, *, timeout=None) -> "ConsoleResult":
         """An analyst's statement, checked against the console policy, then run read-only.
 
         The policy judges the plan the server gives for `EXPLAIN <statement>`;
         an allowed statement runs in a read transaction, which the server
         itself refuses to let write. `EXPLAIN ...` returns the plan without
         running; `PROFILE ...` runs and returns the rows and the profiled plan.
+        timeout: a duration ("30s", seconds, 0 for none); default the console_timeout setting.
         """
+        from neo4j import Query, unit_of_work
         from neo4j.exceptions import ClientError
 
         from kgtool.graph import console
 
         statement = console.Statement.parse(text)
+        seconds = console.parse_timeout(self.settings.console_timeout if timeout is None else timeout)
         params = params or {}
         with self.session(read_only=True) as session:
             try:
-                summary = session.run("EXPLAIN " + statement.body, params).consume()
+                summary = session.run(Query("EXPLAIN " + statement.body, timeout=seconds), params).consume()
             except ClientError as exc:
+                if console.timed_out(exc):
+                    raise console.timeout_error(seconds) from exc
                 message = _without_prefix(exc.message or str(exc), "EXPLAIN ")
                 raise DatabaseError(f"the server rejected the query: {message}") from exc
             console.check(summary.query_type, summary.plan)
@@ -238,8 +340,10 @@ class Database:
                 return keys, rows, result.consume()
 
             try:
-                keys, rows, done = session.execute_read(work)
+                keys, rows, done = session.execute_read(unit_of_work(timeout=seconds)(work))
             except ClientError as exc:
+                if console.timed_out(exc):
+                    raise console.timeout_error(seconds) from exc
                 if "AccessMode" in (exc.code or "") or "Forbidden" in (exc.code or ""):
                     raise ReadOnlyViolation(f"refused by the server: {exc.message}") from exc
                 raise DatabaseError(f"the query failed: {exc.message}") from exc

@@ -10,18 +10,36 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import socket
+import threading
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Sequence
 
 from kgtool.core.types import CandidateFact, Usage, Verdict
-from kgtool.graph.db import Database
+from kgtool.graph.db import Database, Stopped, statements_stopped
 from kgtool.reason.taxonomy import check
 from kgtool.retrieve.hop import candidate_from_row
 
 EPS = 1e-6
 REVISION_KINDS = ("reselect", "fallback", "local_rollback", "global_rollback", "plan_revision")
+
+
+# runs older than this that still say 'running' are reported as stale (`kgtool db doctor`)
+STALE_AFTER_SECONDS = 3600
+_started = threading.local()  # the run this thread opened last (answer_many names it on a failure)
+
+
+def process_owner() -> str:
+    """host:pid of this process, stored on the runs it opens (read at each call: a fork changes it)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def last_run_id() -> str | None:
+    """The id of the run the current thread opened last, or None."""
+    return getattr(_started, "run_id", None)
 
 
 def new_id(prefix: str) -> str:
@@ -65,7 +83,11 @@ class TraceRecorder:
         return self.db.run_in(self.session, name, **params)
 
     def start_run(self, question: str, method: str, agents: str, scope, settings: dict, config: dict) -> str:
-        self._run("trace/start_run", **self.run_params(question, method, agents, scope, settings, config))
+        if statements_stopped():  # interrupted: open nothing new that would only be closed again
+            raise Stopped("stopped before the run opened: the command is being interrupted")
+        params = self.run_params(question, method, agents, scope, settings, config)
+        _started.run_id = self.run_id
+        self._run("trace/start_run", **params)
         return self.run_id
 
     def run_params(self, question: str, method: str, agents: str, scope, settings: dict, config: dict) -> dict:
@@ -73,7 +95,8 @@ class TraceRecorder:
         self.run_id = new_id("run")
         return {"run_id": self.run_id, "question_id": question_id(question), "question": question, "method": method,
                 "agents": agents, "scope": scope.label(), "perturbation": scope.perturbation,
-                "settings": json.dumps(settings, default=str), "config": json.dumps(config, default=str)}
+                "settings": json.dumps(settings, default=str), "config": json.dumps(config, default=str),
+                "owner": process_owner()}
 
     @staticmethod
     def step_row(*, hop: int, query: str, candidates: Sequence[dict], gamma: float, kind: str = "hop",
@@ -159,6 +182,25 @@ class TraceRecorder:
                 "llm_format_fallbacks": usage.format_fallbacks, "llm_role_fallbacks": usage.role_fallbacks,
                 "llm_trimmed_prompts": usage.trimmed_prompts,
                 "backtracks": backtracks, "chain_step_ids": chain_step_ids}
+
+
+def interrupt_open_runs(db: Database, reason: str) -> int:
+    """Close every run this process still has open as 'interrupted' with `reason`; how many."""
+    rows = db.write("trace/interrupt_runs", owner=process_owner(), error=reason)
+    return int(rows[0]["interrupted"]) if rows else 0
+
+
+def stale_runs(db: Database, older_than: float = STALE_AFTER_SECONDS, limit: int = 1000) -> list[dict]:
+    """Runs still 'running' that started more than `older_than` seconds ago, oldest first."""
+    return db.read("trace/stale_runs", older_than=int(older_than), limit=int(limit))
+
+
+def abandon_stale_runs(db: Database, older_than: float = STALE_AFTER_SECONDS) -> int:
+    """Close the stale runs (see stale_runs) as 'abandoned'; how many."""
+    rows = db.write("trace/abandon_stale", older_than=int(older_than),
+                    error=f"still 'running' more than {int(older_than)} s after it started: its process was "
+                          "killed or stopped answering; closed by `kgtool db doctor --fix`")
+    return int(rows[0]["abandoned"]) if rows else 0
 
 
 def load_trace(db: Database, run_id: str) -> dict | None:

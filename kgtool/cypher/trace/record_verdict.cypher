@@ -21,7 +21,7 @@ CALL (v) {
   CREATE (v)-[:ON]->(s)
 }
 CALL (r) {
-  WITH r WHERE $finish IS NOT NULL
+  WITH r WHERE $finish IS NOT NULL AND r.finished_at IS NULL  // a run closed meanwhile stays closed
   SET r += $finish, r.finished_at = datetime()
   WITH r
   UNWIND $finish.chain_step_ids AS sid

@@ -1,0 +1,70 @@
+"""`kgtool db doctor`: what killed or interrupted commands left behind, and the fix (--fix).
+
+The command only parses its options and calls KnowledgeGraph.health / repair
+(kgtool.health); registered on the `db` group at the end of kgtool/cli.py.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+def _seconds(ctx, param, value):
+    from kgtool.graph.console import parse_timeout
+
+    if value is None:
+        return None
+    try:
+        seconds = parse_timeout(value)
+    except Exception as exc:  # noqa: BLE001 - a bad option value is a usage error
+        raise click.BadParameter(str(exc)) from None
+    if not seconds:
+        raise click.BadParameter("give a duration above zero, such as 30m or 2h")
+    return seconds
+
+
+@click.command("doctor")
+@click.option("--fix", is_flag=True, help="Mend what is found: close stale runs as 'abandoned', embed passages "
+                                          "without an embedding, remove perturbations left behind.")
+@click.option("--stale-after", default=None, callback=_seconds,
+              help="A run still 'running' this long after it started is stale (e.g. 30m, 2h; default 1h).")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings (and what was fixed) as JSON.")
+def doctor(fix, stale_after, as_json):
+    """Find runs left 'running', passages without embeddings and leftover perturbations; --fix mends them.
+
+    A killed command (kill -9, a crash, a machine going down) cannot close
+    what it had open. Exit code 0 when nothing needs mending (or --fix mended
+    it), 1 when something does.
+    """
+    from rich.console import Console
+
+    from kgtool.api import KnowledgeGraph
+
+    out = Console(highlight=False, emoji=False)
+    with KnowledgeGraph.connect() as kg:
+        found = kg.health(stale_after=stale_after)
+        repaired = kg.repair(stale_after=found.stale_after) if fix and not found.ok else None
+    if as_json:
+        click.echo(json.dumps({"found": found.as_dict(), "fixed": repaired.as_dict() if repaired else None},
+                              indent=2, ensure_ascii=False, default=str))
+    else:
+        if found.ok:
+            out.print("nothing to mend: no stale runs, every passage has an embedding, no leftover perturbation",
+                      markup=False)
+        for problem in found.problems():
+            out.print(f"found: {problem}", markup=False)
+        for run in found.stale_runs[:10]:
+            out.print(f"  run {run['id']} ({run['method']}, started {run['started_at']}, {run['age_s']} s ago, "
+                      f"process {run['owner'] or 'unknown'}): {run['question']}", markup=False, soft_wrap=True)
+        if found.passage_sample:
+            out.print(f"  passages e.g. {', '.join(found.passage_sample)}", markup=False, soft_wrap=True)
+        if repaired is not None:
+            out.print(f"fixed: {repaired.runs_abandoned} run(s) closed as abandoned, {repaired.passages_embedded} "
+                      f"passage(s) embedded, {len(repaired.perturbations_removed)} perturbation(s) removed",
+                      markup=False)
+        elif not found.ok:
+            out.print("run `kgtool db doctor --fix` to mend it", markup=False)
+    if not found.ok and repaired is None:
+        sys.exit(1)

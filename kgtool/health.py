@@ -1,0 +1,90 @@
+"""What a killed or interrupted command can leave behind, found and mended (`kgtool db doctor`).
+
+- runs still 'running' long after they started (their process was killed with
+  SIGKILL, or hangs): `stale`; the fix closes them as 'abandoned';
+- passages without an embedding (a document ingest killed between writing the
+  passages and embedding them: dense retrieval cannot see them); the fix embeds
+  them with the graph's embedder, as a re-run of the ingest would;
+- perturbations an evaluation made for itself and did not remove (it was
+  interrupted), that no open run uses; the fix removes them.
+
+`check` only reads; `repair` writes, in that order (stale runs first, so a
+perturbation only they still used counts as left over).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kgtool.reason.trace import STALE_AFTER_SECONDS  # noqa: F401  (the default, re-exported)
+
+
+@dataclass
+class Health:
+    stale_after: float
+    stale_runs: list[dict] = field(default_factory=list)
+    passages_without_embedding: int = 0
+    passage_sample: list[str] = field(default_factory=list)
+    leftover_perturbations: list[dict] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.stale_runs or self.passages_without_embedding or self.leftover_perturbations)
+
+    def problems(self) -> list[str]:
+        """One line per kind of problem, saying what it means; [] when all is well."""
+        out = []
+        if self.stale_runs:
+            out.append(f"{len(self.stale_runs)} run(s) still 'running' more than {self.stale_after:g} s after they "
+                       "started (their process was killed or hangs)")
+        if self.passages_without_embedding:
+            out.append(f"{self.passages_without_embedding} passage(s) without an embedding (an ingest stopped "
+                       "before embedding them; dense retrieval cannot find them)")
+        if self.leftover_perturbations:
+            out.append(f"{len(self.leftover_perturbations)} perturbation(s) an interrupted evaluation left behind "
+                       f"({', '.join(p['id'] for p in self.leftover_perturbations[:5])})")
+        return out
+
+    def as_dict(self) -> dict:
+        return {"ok": self.ok, "stale_after_s": self.stale_after, "stale_runs": self.stale_runs,
+                "passages_without_embedding": self.passages_without_embedding,
+                "passage_sample": self.passage_sample, "leftover_perturbations": self.leftover_perturbations,
+                "problems": self.problems()}
+
+
+@dataclass
+class Repair:
+    runs_abandoned: int = 0
+    passages_embedded: int = 0
+    perturbations_removed: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"runs_abandoned": self.runs_abandoned, "passages_embedded": self.passages_embedded,
+                "perturbations_removed": self.perturbations_removed}
+
+
+def check(db, *, stale_after: float = STALE_AFTER_SECONDS, sample: int = 5) -> Health:
+    """Read what needs mending; writes nothing."""
+    from kgtool.reason.trace import stale_runs
+
+    health = Health(stale_after=float(stale_after))
+    health.stale_runs = stale_runs(db, stale_after)
+    row = db.read("health/passages_without_embedding", limit=int(sample))[0]
+    health.passages_without_embedding, health.passage_sample = int(row["n"]), list(row["sample"])
+    health.leftover_perturbations = db.read("health/leftover_perturbations")
+    return health
+
+
+def repair(kg, *, stale_after: float = STALE_AFTER_SECONDS, progress=None) -> Repair:
+    """Mend what `check` finds: close stale runs, embed passages, remove leftover perturbations."""
+    from kgtool.eval.perturb import remove_perturbation
+    from kgtool.reason.trace import abandon_stale_runs
+    from kgtool.retrieve.passages import embed_passages
+
+    done = Repair()
+    done.runs_abandoned = abandon_stale_runs(kg.db, stale_after)
+    if kg.db.read("health/passages_without_embedding", limit=0)[0]["n"]:
+        done.passages_embedded = embed_passages(kg.db, kg.embedder, progress=progress)
+    for leftover in kg.db.read("health/leftover_perturbations"):
+        remove_perturbation(kg.db, leftover["id"])
+        done.perturbations_removed.append(leftover["id"])
+    return done
