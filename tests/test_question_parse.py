@@ -55,6 +55,8 @@ def test_possessive_and_of_chains(question, expected):
     (f"Who is the wint of the glorp where the flimp of {TOPIC} was zorbed?", ["flimp", "glorp zorbed", "wint"]),
     # a clause on a generic head says its relation with its verb and its object's noun together
     (f"Who is the wint of the person who grobs the glorp of {TOPIC}?", ["person grobs glorp", "wint"]),
+    # "whose" opens a layer of its own inside the head's
+    (f"What is the wint of the glorp whose zorb is flimped by {TOPIC}?", ["zorb flimped", "glorp", "wint"]),
     # nested clauses, each complete, innermost first
     (f"Who is the wint of the person who grobs the glorp zorbing {TOPIC}?",
      ["glorp zorbing", "person grobs", "wint"]),

@@ -152,6 +152,16 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
             verb_part = [_Tok(last.words[-1], s, e), *verb_part]
     # 3. the verb part belongs to the innermost relative clause still waiting for its verb, else the frame
     owner = _clause_owner(chunks) if verb_part else None
+    if owner is not None:
+        chunks[owner] = _Chunk(chunks[owner].toks + verb_part, chunks[owner].joined_by_of)
+        verb_part, owner = [], None
+    for k in range(len(chunks) - 1, -1, -1):
+        toks = chunks[k].toks
+        at = next((i for i, t in enumerate(toks[:-1]) if t.low == "whose"), None)
+        if at is not None:
+            # "the country whose citizen is married to T": the noun after "whose" and its verb
+            # form a layer of their own inside the head's ("citizen ... married to", then "country")
+            chunks[k:k + 1] = [_Chunk(toks[at + 1:], chunks[k].joined_by_of), _Chunk(toks[:at + 1], False)]
     for k, chunk in enumerate(chunks):
         words = chunk.toks + (verb_part if k == owner else [])
         content = [t.low for t in words if _is_content(t)]

@@ -65,6 +65,7 @@ class SearchSettings:
     hop_cost: float = 0.3
     merge_cost: float = 0.35  # per extra phrase a hop explains as one with the others
     silent_cost: float = 0.6
+    min_fit: float = 0.15  # below this a hop does not explain its phrase at all
     soft_cost: float = 0.2  # ending without a hop for a soft last phrase (the frame's verb)
     max_silent: int = 2
     reverse_factor: float = 0.75
@@ -189,9 +190,12 @@ class StructuredSearch:
         parts, whole = texts
         singles = tuple(factor * self.scorer.score(p, prof) for p in parts)
         if len(parts) == 1:
-            return singles, singles[0] - self.s.hop_cost
+            # a hop that barely fits its phrase costs what an unnamed hop costs: it is no cheaper
+            # way to cross a link the question does not name
+            cost = self.s.hop_cost if singles[0] >= self.s.min_fit else self.s.silent_cost
+            return singles, singles[0] - cost
         joint = factor * self.scorer.score(whole, prof, parts=False)
-        if joint > max(singles):
+        if joint >= max(singles) and joint >= self.s.min_fit:  # equal when both saturate (1.0)
             return (joint,) * len(parts), len(parts) * joint - self.s.hop_cost - (len(parts) - 1) * self.s.merge_cost
         return singles, float("-inf")
 
