@@ -414,8 +414,8 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
 
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
                                      progress=progress, embed_progress=embed_progress, on_duplicate=on_duplicate)
-    for note in summary.duplicates:
-        err_console.print(f"duplicate {note}", highlight=False, markup=False, emoji=False)
+    for note in [*(f"duplicate {n}" for n in summary.duplicates), *(f"warning: {n}" for n in summary.oversize)]:
+        err_console.print(note, highlight=False, markup=False, emoji=False)
     _report_ingest(path, (
         ("format", summary.format), ("extractor", summary.extractor), ("documents", summary.documents),
         ("passages", summary.passages), ("facts", summary.facts),

@@ -232,3 +232,23 @@ def test_doctor_finds_stale_runs_unembedded_passages_and_leftover_perturbations_
     assert kg.health().ok
     again = CliRunner().invoke(main, ["db", "doctor"], env=env)
     assert again.exit_code == 0 and "nothing to mend" in again.output
+
+
+# --------------------------------------------------------------------------- oversized input
+
+
+def test_an_oversized_token_is_skipped_with_a_warning_naming_file_and_record(kg, tmp_path):
+    from kgtool.errors import DatabaseError, DatabaseUnavailable, resume_advice
+
+    giant = "Q" + "x" * 200_000
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps({"Anna Vale": [f"Anna Vale met {giant} in Lisbon.", " Anna Vale paints."]}),
+                    encoding="utf-8")
+    summary = kg.ingest_docs(path, format="hotpotqa", embed_passages=False, embed_relations=False)
+    assert summary.passages == 1 and summary.oversize, summary.as_dict()
+    assert all(str(path) in w and "Anna Vale" in w and "limit 1,000" in w for w in summary.oversize)
+    longest = kg.query("MATCH (e:Entity) RETURN max(size(e.id)) AS n, max(size(e.name)) AS m")[1][0]
+    assert longest["n"] <= 1000 and longest["m"] <= 1000
+    # the error mapper sends nobody to wait for a server that is up
+    assert "once Neo4j is back" not in resume_advice(DatabaseError("Property value is too large to index"))
+    assert "once Neo4j is back" in resume_advice(DatabaseUnavailable("connection lost"))
