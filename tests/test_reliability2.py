@@ -214,7 +214,7 @@ def test_doctor_finds_stale_runs_unembedded_passages_and_leftover_perturbations_
     kg.db.write("perturb/mark_temporary", id=pert)
     env = env_for(neo4j_settings)
 
-    stats = CliRunner(mix_stderr=False).invoke(main, ["db", "stats"], env=env)
+    stats = CliRunner().invoke(main, ["db", "stats"], env=env)
     assert stats.exit_code == 0 and "1 passage(s) without an embedding" in stats.stderr, stats.stderr
 
     found = CliRunner().invoke(main, ["db", "doctor", "--json"], env=env)
