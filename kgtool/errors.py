@@ -169,6 +169,19 @@ def _other(exc: BaseException) -> KgToolError | None:
     return None
 
 
+def resume_advice(error: KgToolError) -> str:
+    """What to do after a batch write failed with `error`: wait for the server only when it is the
+    server that went away; otherwise the same input fails the same way, so the input is what to fix."""
+    if isinstance(error, DatabaseUnavailable):
+        return ("Run the same command again once Neo4j is back: re-ingesting changes nothing that is already "
+                "in, so it resumes where it stopped")
+    if "too large to index" in str(error):
+        return ("Neo4j is up; a value in this batch is too long to index (names, relation phrases and ids are "
+                "limited: see kgtool.ingest.readers). Shorten or remove it and run again: what is in stays in")
+    return ("Neo4j is up, so running again as is will most likely fail the same way: fix what the error names, "
+            "then run the same command again (what is in stays in; it resumes where it stopped)")
+
+
 def require(module: str, extra: str, purpose: str = ""):
     """Import an optional module or raise MissingExtraError naming the extra.
 

@@ -214,7 +214,7 @@ def test_doctor_finds_stale_runs_unembedded_passages_and_leftover_perturbations_
     kg.db.write("perturb/mark_temporary", id=pert)
     env = env_for(neo4j_settings)
 
-    stats = CliRunner(mix_stderr=False).invoke(main, ["db", "stats"], env=env)
+    stats = CliRunner().invoke(main, ["db", "stats"], env=env)
     assert stats.exit_code == 0 and "1 passage(s) without an embedding" in stats.stderr, stats.stderr
 
     found = CliRunner().invoke(main, ["db", "doctor", "--json"], env=env)
@@ -232,3 +232,87 @@ def test_doctor_finds_stale_runs_unembedded_passages_and_leftover_perturbations_
     assert kg.health().ok
     again = CliRunner().invoke(main, ["db", "doctor"], env=env)
     assert again.exit_code == 0 and "nothing to mend" in again.output
+
+
+# --------------------------------------------------------------------------- oversized input
+
+
+def test_an_oversized_token_is_skipped_with_a_warning_naming_file_and_record(kg, tmp_path):
+    from kgtool.errors import DatabaseError, DatabaseUnavailable, resume_advice
+
+    giant = "Q" + "x" * 200_000
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps({"Anna Vale": [f"Anna Vale met {giant} in Lisbon.", " Anna Vale paints."]}),
+                    encoding="utf-8")
+    summary = kg.ingest_docs(path, format="hotpotqa", embed_passages=False, embed_relations=False)
+    assert summary.passages == 1 and summary.oversize, summary.as_dict()
+    assert all(str(path) in w and "Anna Vale" in w and "limit 1,000" in w for w in summary.oversize)
+    longest = kg.query("MATCH (e:Entity) RETURN max(size(e.id)) AS n, max(size(e.name)) AS m")[1][0]
+    assert longest["n"] <= 1000 and longest["m"] <= 1000
+    # the error mapper sends nobody to wait for a server that is up
+    assert "once Neo4j is back" not in resume_advice(DatabaseError("Property value is too large to index"))
+    assert "once Neo4j is back" in resume_advice(DatabaseUnavailable("connection lost"))
+
+
+# --------------------------------------------------------------------------- interruption and driver logs
+
+ANSWER_FOREVER = """
+import sys
+from kgtool.api import KnowledgeGraph
+kg = KnowledgeGraph.connect()
+questions = ["Who is the performer of Hey Jude?", "What is the capital of the country of citizenship of the "
+             "performer of Hey Jude?"] * 20
+print("ready", flush=True)
+while True:
+    kg.answer_many(questions, workers=2, agents="offline")
+"""
+
+
+@pytest.mark.parametrize("signals", [("SIGINT", "SIGINT"), ("SIGTERM",)])
+def test_an_interrupted_evaluation_leaves_no_run_running(sample_kg, neo4j_settings, tmp_path, signals):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from helpers import env_for
+
+    kg = sample_kg
+    env = {**os.environ, **env_for(neo4j_settings), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-c", ANSWER_FOREVER], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # wait until runs are being answered
+            if kg.query("MATCH (r:Run) RETURN count(r) AS n")[1][0]["n"] >= 3:
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.2)
+        for name in signals:
+            proc.send_signal(getattr(signal, name))
+            time.sleep(0.3)
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    # an unhandled KeyboardInterrupt ends Python by SIGINT (-2); SystemExit(143) for SIGTERM
+    expected = {"SIGINT": (-signal.SIGINT, 1, 130), "SIGTERM": (128 + signal.SIGTERM,)}[signals[0]]
+    assert code in expected, (code, proc.stderr.read()[-2000:])
+    statuses = {r["status"]: r["n"] for r in kg.query("MATCH (r:Run) RETURN r.status AS status, count(*) AS n")[1]}
+    assert "running" not in statuses, statuses
+    assert statuses.get("interrupted", 0) >= 1, statuses
+    reason = kg.query("MATCH (r:Run {status: 'interrupted'}) RETURN r.error AS e LIMIT 1")[1][0]["e"]
+    assert signals[0] in reason
+
+
+def test_the_drivers_log_goes_to_the_log_file_not_the_terminal(kg, neo4j_settings, capfd):
+    import logging
+
+    from kgtool.graph.db import Database
+
+    Database.connect(neo4j_settings).close()  # what every connection sets up
+    logging.getLogger("neo4j.pool").warning("Transaction failed and will be retried in 1.0s (probe)")
+    assert "will be retried" not in capfd.readouterr().err
+    log = Path(neo4j_settings.home) / "logs" / "kgtool.log"
+    assert "will be retried in 1.0s (probe)" in log.read_text()

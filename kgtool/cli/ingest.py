@@ -118,6 +118,8 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
         resolve_after_ingest(kg, resolve_with)
     for note in summary.duplicates:
         print_notice("duplicate", note)
+    for note in summary.oversize:
+        print_notice("warning:", note)
     _finish(path, (
         ("format", summary.format), ("extractor", summary.extractor), ("documents", summary.documents),
         ("passages", summary.passages), *new_and_present(summary, "passages", summary.passages, "passages"),

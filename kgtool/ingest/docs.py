@@ -64,6 +64,7 @@ from kgtool.ingest.doc_extract import extract_passages, sentence_spans, strip_di
 from kgtool.ingest.extract import EXTRACTORS, get_extractor
 from kgtool.ingest.linking import Gazetteer, canonical_id
 from kgtool.ingest.pipeline import DRIVER_FAILURES, interrupted
+from kgtool.ingest.readers import MAX_ID_CHARS, oversize
 from kgtool.ingest.records import BadRecord
 from kgtool.ingest.write_behind import write_behind
 from kgtool.retrieve.passages import embed_passages
@@ -361,6 +362,8 @@ def _read_jsonl(path: Path, builder: _Builder) -> None:
             if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or not str(raw_id).strip():
                 raise _Bad('missing "id" (a string or number that names the document)')
             doc_id = str(raw_id).strip()
+            if len(doc_id) > MAX_ID_CHARS:
+                raise _Bad(f'"id" is {len(doc_id):,} characters long (limit {MAX_ID_CHARS:,})')
             if doc_id in seen and builder.result.on_duplicate == "error":
                 raise _Bad(f"duplicate id {doc_id!r} (first at line {seen[doc_id]}); nothing of this record "
                            "was kept (--on-duplicate merge keeps both texts as passages, skip keeps the first)")
@@ -413,6 +416,7 @@ class DocIngestSummary:
     on_duplicate: str = "merge"
     duplicates: list[str] = field(default_factory=list)  # merged or skipped records (refused ones are in skipped)
     repeats: int = 0
+    oversize: list[str] = field(default_factory=list)  # names and phrases too long to store, skipped (file: record)
     seconds: float = 0.0
 
     @property
@@ -431,7 +435,7 @@ class DocIngestSummary:
                 "passages_embedded": self.passages_embedded,
                 "skipped": [str(b) for b in self.skipped], "on_duplicate": self.on_duplicate,
                 "duplicates": len(self.duplicates), "duplicate_records": list(self.duplicates),
-                "repeats": self.repeats, "seconds": round(self.seconds, 3)}
+                "repeats": self.repeats, "oversize": list(self.oversize), "seconds": round(self.seconds, 3)}
 
 
 def build_gazetteer(db: Database, documents: list[DocumentRecord]) -> tuple[Gazetteer, dict[str, str]]:
@@ -447,6 +451,27 @@ def build_gazetteer(db: Database, documents: list[DocumentRecord]) -> tuple[Gaze
         gazetteer.add(entity_id, [doc.title, strip_disambiguation(doc.title)])
         topics[doc.id] = entity_id
     return gazetteer, topics
+
+
+def _storable_entities(found: dict[str, str], where: str, warnings: list[str]) -> dict[str, str]:
+    """The (id, name) pairs short enough to store; a warning naming `where` for each one that is not."""
+    kept = {}
+    for entity_id, name in found.items():
+        problem = oversize("name", name) or oversize("id", entity_id)
+        if problem:
+            warnings.append(f"{where}: entity {problem}")
+        else:
+            kept[entity_id] = name
+    return kept
+
+
+def _storable_triple(triple, where: str, warnings: list[str]) -> bool:
+    """Whether a triple's names, ids and relation phrase are short enough to store."""
+    problem = (oversize("name", triple.head) or oversize("id", triple.head_id) or oversize("name", triple.tail)
+               or oversize("id", triple.tail_id) or oversize("relation", triple.relation))
+    if problem:
+        warnings.append(f"{where}: triple {problem}")
+    return problem is None
 
 
 def make_extractor(spec: Any, settings=None):
@@ -544,12 +569,16 @@ def ingest_docs(
                     rows.entity(topic, doc.title, [strip_disambiguation(doc.title)])
                 rows.documents[doc.id] = {"id": doc.id, "title": doc.title, "source": doc.source,
                                           "entity_id": topic}
-            for entity_id, name in extraction.entities.items():
+            entities = _storable_entities(extraction.entities, f"{doc.where} passage {passage.id}"[:300],
+                                          summary.oversize)
+            for entity_id, name in entities.items():
                 rows.entity(entity_id, name)
             for entity_id, kind in extraction.kinds.items():  # how the parser read a new name (kgtool.resolve)
                 rows.entities[entity_id].setdefault("kind", kind)
             supported = []
             for t in extraction.triples:
+                if not _storable_triple(t, f"{doc.where} passage {passage.id}"[:300], summary.oversize):
+                    continue
                 rows.entity(t.head_id, t.head)
                 rows.entity(t.tail_id, t.tail)
                 key = relation_key(t.relation)
@@ -564,7 +593,7 @@ def ingest_docs(
             rows.passages.append({
                 "id": passage.id, "document_id": doc.id, "title": passage.title, "text": passage.text,
                 "sentences": list(passage.sentences), "position": passage.position, "source": doc.source,
-                "fact_ids": supported, "entity_ids": sorted(extraction.entities)})
+                "fact_ids": supported, "entity_ids": sorted(entities)})
         return rows
 
     def account(rows: _Rows, _written=None) -> None:

@@ -247,10 +247,12 @@ def interrupted(exc: BaseException, path, *, committed: int, total: int, batch_s
     `committed` counts the records (edits, facts, passages: `unit`) of the batches that were written."""
     batches = -(-total // batch_size) if total else 0
     done = -(-committed // batch_size) if committed else 0
+    from kgtool.errors import resume_advice
+
+    mapped = describe(exc)
     return IngestInterrupted(
-        f"ingesting {path} stopped: {str(describe(exc)).rstrip('.')}. {done} of {batches} batch(es) ({committed} of {total} "
-        f"{unit}) were committed before the failure. Run the same command again once Neo4j is back: "
-        "re-ingesting changes nothing that is already in, so it resumes where it stopped",
+        f"ingesting {path} stopped: {str(mapped).rstrip('.')}. {done} of {batches} batch(es) ({committed} of {total} "
+        f"{unit}) were committed before the failure. {resume_advice(mapped)}",
         batches_committed=done, batches=batches, records_committed=committed)
 
 

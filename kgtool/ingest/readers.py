@@ -64,8 +64,23 @@ from kgtool.ingest.records import (
     ReadResult,
 )
 
-MAX_NAME_CHARS = 1_000
+# Limits on input (characters). Names, relation phrases and ids are stored in indexed properties,
+# and Neo4j refuses to index a value over ~8 KB ("Property value is too large to index"), which would
+# fail a whole batch: longer ones are refused per record (edits, facts) or skipped per token with a
+# warning naming the file and record (names and phrases a document extractor reads from text).
+MAX_NAME_CHARS = 1_000  # an entity name or alias
+MAX_RELATION_CHARS = 1_000  # a relation phrase
+MAX_ID_CHARS = 1_000  # an entity, edit, document or case id
 MAX_TEXT_CHARS = 10_000
+
+
+def oversize(kind: str, value: str) -> str | None:
+    """Why `value` (an entity name, relation phrase or id: `kind`) is too long to store, or None."""
+    limit = {"name": MAX_NAME_CHARS, "relation": MAX_RELATION_CHARS, "id": MAX_ID_CHARS}[kind]
+    if len(value) <= limit:
+        return None
+    return f"{kind} of {len(value):,} characters (limit {limit:,}) skipped: {value[:40]!r}..."
+
 
 FORMATS = EDITS.formats
 
