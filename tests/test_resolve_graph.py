@@ -66,7 +66,10 @@ def stated(kg, path) -> set[str]:
 
 
 def from_edits(kg) -> set[str]:
-    return {r["id"] for r in kg.query("MATCH (:Edit)-[:ASSERTS|SUPERSEDES]->(f:Fact) RETURN DISTINCT f.id AS id")[1]}
+    """The facts the edit corpus brought (what its edits assert and the pre-edit facts they name; not the
+    file's facts an edit replaces because resolution put them in its slot)."""
+    return {r["id"] for r in kg.query("MATCH (:Edit)-[r:ASSERTS|SUPERSEDES]->(f:Fact) WHERE r.by IS NULL "
+                                      "RETURN DISTINCT f.id AS id")[1]}
 
 
 def answer(kg) -> str:
