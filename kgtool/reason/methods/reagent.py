@@ -215,7 +215,7 @@ class ReAgent:
                                     chain[-1].answer_id if answer else None, verdict)
             state.conflicts += 1
             ctx.trace.verdict(chain[-1].step_id if chain else state.last_step_id, verdict, ledger.rounds)
-            decision = ctx.role("reagent_supervisor").decide(question, conflicts, ledger.claims())
+            decision = ctx.role("reagent_supervisor").decide(question, conflicts, _Claims(ledger))
             if decision.rollback and decision.conflict is not None and state.conflicts <= self.controller_after:
                 rolled = self._global_rollback(ctx, ledger, state, chain, decision.conflict, decision.summary)
                 if rolled is not None:
@@ -300,7 +300,7 @@ class ReAgent:
         verifier = ctx.role("reagent_verifier")
         hints = plan.hop_hints(index)
         # read from the ledger only if the verifier looks at them (the offline one does not)
-        verified = _Verified(ledger)
+        verified = _Claims(ledger, lambda c: c.kind == "fact" and c.status == "accepted")
         ranked = steps.retrieve_hop(ctx, query, entity_id, self.top_k)
         judgements = verifier.verify(query, entity, ranked, hints=hints, verified=verified) if ranked else []
         chosen = steps.best_passing(ranked, judgements)
@@ -457,16 +457,18 @@ class _State:
         return used + 1 > limit or (budget is not None and ctx.budget.steps + 1 > budget)
 
 
-class _Verified(Sequence):
-    """The accepted fact assertions, read from the ledger on first use."""
+class _Claims(Sequence):
+    """The ledger's assertions (those `keep` accepts), read from the graph on first use: an agent that
+    never looks at them (the offline verifier and supervisor) costs no round trip."""
 
-    def __init__(self, ledger: _Ledger):
+    def __init__(self, ledger: _Ledger, keep=lambda claim: True):
         self._ledger = ledger
+        self._keep = keep
         self._claims: list[Claim] | None = None
 
     def _read(self) -> list[Claim]:
         if self._claims is None:
-            self._claims = [c for c in self._ledger.claims() if c.kind == "fact" and c.status == "accepted"]
+            self._claims = [c for c in self._ledger.claims() if self._keep(c)]
         return self._claims
 
     def __getitem__(self, index):
