@@ -66,6 +66,8 @@ class SearchSettings:
     merge_cost: float = 0.35  # per extra phrase a hop explains as one with the others
     silent_cost: float = 0.6
     min_fit: float = 0.15  # below this a hop does not explain its phrase at all
+    split_fit: float = 0.7  # a second hop for one phrase must fit one of its other words this well
+    split_cost: float = 0.15
     soft_cost: float = 0.2  # ending without a hop for a soft last phrase (the frame's verb)
     max_silent: int = 2
     reverse_factor: float = 0.75
@@ -102,7 +104,8 @@ class StructuredSearch:
         beam = [StructuredPath((), topic_id, frozenset([topic_id]), 0, 0.0)]
         finished: list[StructuredPath] = []
         for _depth in range(min(self.s.max_hops, n + self.s.max_silent)):
-            live = [p for p in beam if p.consumed < n]
+            # a path that has explained every phrase grows only by a second hop for its last one
+            live = [p for p in beam if p.consumed < n or self._may_split(p)]
             if not live:
                 break
             pools = self.neighbours([p.entity_id for p in live])
@@ -166,16 +169,55 @@ class StructuredSearch:
                 if stated and min(fits) >= self.s.explains:
                     settled.add(j)
         out: list[StructuredPath] = []
+        out += self._splits(path, groups, texts)
         for key, members, j, fits, gain, stated in options:
             if not stated and j in settled:
                 continue
             for fact in members:
                 gain_f = gain * self.prior(fact) if gain > 0 else gain
                 out.append(self._step(path, fact, key, k, j, fits, gain_f))
-        if path.silent < self.s.max_silent and not last_silent:
+        if path.silent < self.s.max_silent and not last_silent and k < n:
             for (key, _direction), members in groups.items():
                 for fact in sorted(members, key=self.prior, reverse=True)[: self.s.fanout]:
                     out.append(self._step(path, fact, key, k, k, (), -self.s.silent_cost))
+        return out
+
+    @staticmethod
+    def _may_split(path: StructuredPath) -> bool:
+        if not path.hops or path.hops[-1].last - path.hops[-1].first != 1:
+            return False  # a silent hop, or one explaining several phrases
+        last = path.hops[-1]
+        # one phrase, two relations at most
+        return not (len(path.hops) > 1 and (path.hops[-2].first, path.hops[-2].last) == (last.first, last.last))
+
+    def _splits(self, path: StructuredPath, groups: dict, texts: dict) -> list[StructuredPath]:
+        """A second hop for the phrase the last hop explained, when that phrase names two
+        relations in different words ("which continent does ... originate from": the
+        country of origin, then its continent). The new hop must fit a word the last hop
+        does not explain, and fit it well (`split_fit`)."""
+        if not self._may_split(path):
+            return []
+        last = path.hops[-1]
+        words = texts[(last.first, last.last)][1].split()
+        if len(words) < 2:
+            return []
+        last_prof = self.profile_of(last.fact)
+        taken = max(words, key=lambda w: self.scorer.score(w, last_prof))
+        rest = [w for w in words if w != taken]
+        self.scorer.prepare([(w, True) for w in rest])
+        out = []
+        for (key, direction), members in groups.items():
+            if key == last.key:
+                continue
+            prof = self.profile_of(members[0])
+            factor = self.s.reverse_factor if direction == "in" else 1.0
+            fit = max(factor * self.scorer.score(w, prof) for w in rest)
+            if fit < self.s.split_fit or (self.prior(members[0]) < 1.0):
+                continue
+            for fact in sorted(members, key=self.prior, reverse=True)[: self.s.fanout]:
+                step = self._step(path, fact, key, last.first, last.last, (fit,),
+                                  fit - self.s.hop_cost - self.s.split_cost)
+                out.append(step)
         return out
 
     def _group(self, texts: tuple[list[str], str], prof: RelationProfile, factor: float
