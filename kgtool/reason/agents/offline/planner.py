@@ -136,6 +136,12 @@ class OfflinePlanner:
         found = self._plan_structured(question, groups, neighbours)
         if found is None:
             return coverage
+        if self.text_prior < 1.0:
+            # the source prior: a coverage path through facts read only from passages does not
+            # overrule a structured path through facts that edits or fact files state
+            from_text = {f.fact_id for facts in neighbours.values() for f in facts if not f.stated}
+            if from_text.intersection(coverage.facts) and not from_text.intersection(found.facts):
+                return found
         return choose(found, coverage)
 
     def _plan_coverage(self, question: str, groups: list[list[Mention]],
