@@ -116,6 +116,9 @@ class Settings:
     # offline agents: a fact read only from passages weighs this much against one that an edit
     # or a fact file states, in planning and hop selection (1.0: sources are equal)
     offline_text_prior: float = 0.8
+    # offline planner: also read the question's structure and choose between that search and the
+    # word-coverage one (issue 24); off by default until it matches the coverage search on MQuAKE
+    offline_structured: bool = False
 
     @property
     def uses_local_server(self) -> bool:

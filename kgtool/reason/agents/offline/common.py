@@ -54,11 +54,14 @@ class Thresholds:
     # a fact read only from passages weighs this much against one an edit or a fact file states:
     # a document corpus in the store must not overrule the structured facts of the same hop
     text_prior: float = 0.8
+    # the planner's structured search (kgtool.reason.question), besides the word-coverage one
+    structured: bool = False
 
     @classmethod
     def from_settings(cls, settings) -> "Thresholds":
         return cls(settings.offline_fit, settings.delta_rel, settings.offline_reverse_factor,
-                   settings.offline_name_coverage, getattr(settings, "offline_text_prior", cls.text_prior))
+                   settings.offline_name_coverage, getattr(settings, "offline_text_prior", cls.text_prior),
+                   bool(getattr(settings, "offline_structured", cls.structured)))
 
     def source_prior(self, fact: CandidateFact) -> float:
         """1.0 for a fact an edit or a fact file states, `text_prior` for one read from passages."""

@@ -75,10 +75,10 @@ class OfflinePlanner:
     text_prior: weight of a fact read only from passages against one an edit or
         a fact file states (1.0: no preference; default: thresholds.text_prior);
         see `source_prior`.
-    structured: read the question's relation phrases from its structure first
-        (kgtool.reason.question) and search the path that explains them in order
-        (StructuredSearch); the word-coverage search below is the fallback when
-        the question has no readable structure or no path explains it.
+    structured: also read the question's relation phrases from its structure
+        (kgtool.reason.question), search the path that explains them in order
+        (StructuredSearch) and `choose` between it and the word-coverage search
+        (default: thresholds.structured, the `offline_structured` setting, off).
     """
 
     def __init__(
@@ -97,7 +97,7 @@ class OfflinePlanner:
         max_silent: int = 2,
         max_topics: int = 3,
         text_prior: float | None = None,
-        structured: bool = True,
+        structured: bool | None = None,
         lexicon: Lexicon | None | bool = True,
     ):
         self.graph = graph
@@ -116,7 +116,7 @@ class OfflinePlanner:
         # _group_scores' memo, checked against the analysis it was built for
         self._scores_memo: dict[tuple, tuple[TextAnalysis, np.ndarray, np.ndarray]] = {}
         self.text_prior = thresholds.text_prior if text_prior is None else text_prior
-        self.structured = structured
+        self.structured = thresholds.structured if structured is None else structured
         if lexicon is True:
             lexicon = Lexicon.load()
         self.phrases = PhraseScorer(matcher, lexicon or None)
@@ -136,6 +136,12 @@ class OfflinePlanner:
         found = self._plan_structured(question, groups, neighbours)
         if found is None:
             return coverage
+        if self.text_prior < 1.0:
+            # the source prior: a coverage path through facts read only from passages does not
+            # overrule a structured path through facts that edits or fact files state
+            from_text = {f.fact_id for facts in neighbours.values() for f in facts if not f.stated}
+            if from_text.intersection(coverage.facts) and not from_text.intersection(found.facts):
+                return found
         return choose(found, coverage)
 
     def _plan_coverage(self, question: str, groups: list[list[Mention]],
