@@ -51,7 +51,9 @@ def test_llm_c2rag_recovers_an_unresolved_constraint_and_answers_from_blocks(llm
     assert result.tokens > 0
 
     planner = stub_llm.requests_for("c2rag_planner")
-    assert len(planner) == 2 and "constraints: (?song" in planner[1].text()  # the bad reply, then the re-ask
+    # the bad reply, then the re-ask: the task with the correction alone, not the bad reply sent back
+    assert len(planner) == 2 and "constraints: (?song" not in planner[1].text()
+    assert "could not be used" in planner[1].text()
     (recovery,) = stub_llm.requests_for("c2rag_recovery")
     sent = task_data(recovery.messages)
     assert sent["constraint"] == "(?song (song), performer, Nova Reyes)" and sent["known"] == ["Nova Reyes"]

@@ -40,6 +40,9 @@ def test_a_reply_breaking_the_schema_is_reasked_with_the_schema_problem(stub_llm
     assert client.ask(care.planner_prompt(QUESTION)).topic == "Valdoria"
     second = stub_llm.requests[1].messages[1]["content"]
     assert "subquestions" in second and "could not be used" in second
+    stub_llm.script(json.dumps({"topic": "Valdoria", "subquestions": "Who?"}), json.dumps(PLAN))
+    make_client(stub_settings, cache=False).ask(care.planner_prompt(QUESTION))
+    assert "subquestions: must be array, not str" in stub_llm.requests[-1].messages[1]["content"]
     assert client.usage.reasks == 1
 
 

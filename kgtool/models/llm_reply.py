@@ -51,9 +51,10 @@ def check_schema(value: Any, schema: dict | None) -> Any:
     place where it breaks the schema.
 
     A server that enforces the schema can only send a reply that fits it whole. A reply from one that
-    does not is held to what the schema says about the values it holds (types, allowed values, list
-    sizes, ranges); keys it leaves out or adds, and text lengths, are left to the role's validator, which
-    names what it needs. A bare list where the schema wraps one list in an object is taken as that list.
+    does not is held to the types and numeric ranges the schema gives its values; keys it leaves out or
+    adds, text lengths, list sizes and allowed values (ids, type names a validator reads with aliases) are
+    left to the role's validator, which names the problem more exactly. A bare list where the schema
+    wraps one list in an object is taken as that list.
     """
     if not schema:
         return value
@@ -69,7 +70,7 @@ def check_schema(value: Any, schema: dict | None) -> Any:
     return value
 
 
-_LEFT_TO_VALIDATORS = {"required", "additionalProperties", "maxLength", "minLength"}
+_LEFT_TO_VALIDATORS = {"required", "additionalProperties", "maxLength", "minLength", "maxItems", "minItems", "enum"}
 
 
 def _tolerant(schema: Any) -> Any:

@@ -26,7 +26,8 @@ from kgtool.reason.prompts import spec as sch
 from kgtool.reason.prompts.spec import PromptSpec, mentions
 
 MAX_CONSTRAINTS = 8
-MAX_ANSWER_CHARS = 200
+MAX_ANSWER_CHARS = 100
+MAX_ANSWER_WORDS = 12  # a name or a value; a sentence is not an answer
 
 
 def _data(payload: dict) -> str:
@@ -149,8 +150,8 @@ def _short_answer(value: Any, what: str) -> str | None:
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise ValueError(f'"{what}" must be a string or null')
     text = str(value).strip()
-    if len(text) > MAX_ANSWER_CHARS:
-        raise ValueError(f'"{what}" is {len(text)} characters; give only the name or value')
+    if len(text) > MAX_ANSWER_CHARS or len(text.split()) > MAX_ANSWER_WORDS:
+        raise ValueError(f'"{what}" is a sentence ({len(text.split())} words); give only the name or value')
     return text
 
 
