@@ -81,6 +81,9 @@ class Safe:
         plan = ctx.agents.planner.plan(question)
         if plan.topic_id is None and plan.topic:
             plan.topic_id = ctx.link(plan.topic)
+        if plan.topic_id is None:
+            # nothing to start from: no step judged "for ''"; the runner says why
+            return Outcome([], "no_answer", 0, list(plan.subquestions))
         generator = ctx.role("safe_generator")
         judge = self._feedback_role(ctx)
         kept: list[StepView] = []  # the trajectory so far (attribution and logical steps)
