@@ -362,7 +362,7 @@ class KnowledgeGraph:
             except BaseException:
                 stop_statements()  # the running answers end at their next statement
                 pool.shutdown(wait=False, cancel_futures=True)
-                wait(futures)
+                wait([f for f in futures if not f.cancelled()])  # a cancelled future never counts as done
                 raise
             finally:
                 pool.shutdown(wait=True)

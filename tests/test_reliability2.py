@@ -209,13 +209,14 @@ def test_doctor_finds_stale_runs_unembedded_passages_and_leftover_perturbations_
     kg.query("MATCH (r:Run {id: 'run-killed'}) RETURN r.id")  # it is there
     with kg.db.session() as session:
         session.run("MATCH (r:Run {id: 'run-killed'}) SET r.started_at = datetime() - duration('PT2H')").consume()
-        session.run("CREATE (:Passage {id: 'doc:x#0', title: 'X', text: 'X is a town.'})").consume()
+        session.run("CREATE (:Document {id: 'doc:x', title: 'X'})-[:HAS_PASSAGE]->"
+                    "(:Passage {id: 'doc:x#0', title: 'X', text: 'X is a town.'})").consume()
     pert = kg.perturb(drop=0.2, seed=1)
     kg.db.write("perturb/mark_temporary", id=pert)
     env = env_for(neo4j_settings)
 
     stats = CliRunner().invoke(main, ["db", "stats"], env=env)
-    assert stats.exit_code == 0 and "1 passage(s) without an embedding" in stats.stderr, stats.stderr
+    assert stats.exit_code == 0 and "1 passage(s) without an embedding" in stats.output, stats.output
 
     found = CliRunner().invoke(main, ["db", "doctor", "--json"], env=env)
     assert found.exit_code == 1, found.output

@@ -12,8 +12,8 @@ import random
 import re
 import threading
 import time
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterable, Protocol, TypeVar
 
 from kgtool.config import Settings
@@ -50,23 +50,24 @@ CONCURRENT_CHANGE_CODES = frozenset({"Neo.ClientError.Statement.EntityNotFound"}
 DRIVER_LOG = Path("logs") / "kgtool.log"
 
 
-def retryable(exc: BaseException) -> bool:
-    """True for a failure the server rolled back because of other clients: a transient error
-    (deadlock, lock wait) or a concurrent deletion (CONCURRENT_CHANGE_CODES)."""
+def retryable(exc: BaseException, *, transient: bool = True) -> bool:
+    """True for a failure the server rolled back because of other clients: a concurrent deletion
+    (CONCURRENT_CHANGE_CODES) or, with `transient`, a transient error (deadlock, lock wait)."""
     from neo4j.exceptions import ClientError, TransientError
 
     if isinstance(exc, TransientError):
-        return True
+        return transient
     return isinstance(exc, ClientError) and getattr(exc, "code", None) in CONCURRENT_CHANGE_CODES
 
 
-def retrying(call: Callable[[], T], delays=TRANSIENT_RETRY_DELAYS) -> T:
-    """`call()`, run again after a short random pause while it fails with a `retryable` error."""
+def retrying(call: Callable[[], T], delays=TRANSIENT_RETRY_DELAYS, *, transient: bool = True) -> T:
+    """`call()`, run again after a short random pause while it fails with a `retryable` error
+    (transient=False for managed transactions, which the driver already retries on transient errors)."""
     for delay in (*delays, None):
         try:
             return call()
         except Exception as exc:
-            if delay is None or not retryable(exc):
+            if delay is None or not retryable(exc, transient=transient):
                 raise
             time.sleep(delay * random.uniform(0.5, 1.5))  # apart, so the same two do not collide again
 
@@ -211,7 +212,7 @@ class Database:
             with self.session(read_only=True) as session:
                 return session.execute_read(lambda tx: _rows(tx.run(text, params)))
 
-        return retrying(once)
+        return retrying(once, transient=False)
 
     def write(self, name: str, /, **params) -> list[dict]:
         """Run a named write in one transaction (all or nothing); rows as dicts."""
@@ -221,7 +222,7 @@ class Database:
             with self.session() as session:
                 return session.execute_write(lambda tx: _rows(tx.run(text, params)))
 
-        return retrying(once)
+        return retrying(once, transient=False)
 
     def run_autocommit(self, name: str, /, **params) -> list[dict]:
         """Run a named statement outside an explicit transaction.
@@ -284,7 +285,7 @@ class Database:
             with self.session() as session:
                 return session.execute_write(in_transaction)
 
-        return retrying(once)
+        return retrying(once, transient=False)
 
     def apply_schema(self, settings: Settings | None = None) -> int:
         """Apply cypher/schema.cypher (idempotent); returns the statement count."""
