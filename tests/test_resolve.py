@@ -187,3 +187,12 @@ def test_shared_short_forms_do_not_merge_and_a_mention_naming_two_things_is_left
 def test_word_order_counts_only_for_names_written_last_comma_first():
     assert merged([view("name:ji liang", "Ji Liang"), view("name:liang ji", "Liang Ji")], "fuzzy") == set()
     assert merged([view("Q1", "Al Gore", qid="Q1"), view("name:gore, al", "Gore, Al")], "fuzzy") == {("Q1", "name:gore, al")}
+
+
+def test_names_holding_different_numbers_stay_apart_and_dates_written_otherwise_merge():
+    assert "numbers" in guard(view("name:august 6, 1945", "August 6, 1945"), view("name:august 1945", "August 1945"))
+    assert merged([view("name:august 6, 1945", "August 6, 1945"), view("name:august 1945", "August 1945")],
+                  "fuzzy") == set()
+    assert merged([view("Q1", "2017 World Judo Championships", qid="Q1"),
+                   view("name:2018 world judo championships", "2018 World Judo Championships")], "fuzzy") == set()
+    assert guard(view("name:april 16, 1944", "April 16, 1944"), view("name:16 april 1944", "16 April 1944")) is None

@@ -125,6 +125,7 @@ def guard(a: EntityView, b: EntityView) -> str | None:
     - both state a date or number for one relation and the values differ (a birth
       year, a population), or two or more relations both state have other values and
       none agrees: the signature of two things that share a name;
+    - both names hold numbers and they differ (a date, a year, an edition);
     - both are typed and the types differ.
     """
     qa, qb = a.wikidata, b.wikidata
@@ -137,6 +138,9 @@ def guard(a: EntityView, b: EntityView) -> str | None:
     for view in (a, b):
         if any(link.other_id == view.id for link in view.links):
             return f"{view.name!r} has a fact about itself (two things under one name?)"
+    da, db = _numbers(a.name), _numbers(b.name)
+    if da and db and da != db:
+        return f"different numbers in the names ({a.name!r}, {b.name!r})"
     if a.kind and b.kind and _kind_family(a.kind) != _kind_family(b.kind):
         return f"different kinds ({a.kind}, {b.kind})"
     shared = {r for r, out in a.relations() if out} & {r for r, out in b.relations() if out}
@@ -156,6 +160,15 @@ def guard(a: EntityView, b: EntityView) -> str | None:
         # sources (a file and an edit about one slot), which the conflict policy settles.
         return f"their facts disagree on {', '.join(differ)} and agree on nothing"
     return None
+
+
+_NUMBER = re.compile(r"[0-9]+")
+
+
+def _numbers(name: str) -> tuple[str, ...]:
+    """The numbers a name holds, in any order ("August 6, 1945" -> 1945, 6): dates and editions
+    written differently agree on them; "August 1945" or the 2018 championships do not."""
+    return tuple(sorted(n.lstrip("0") or "0" for n in _NUMBER.findall(name or "")))
 
 
 # a quoted title and a capitalised name are both names to the document parser (kgtool.ingest.doc_extract)
