@@ -134,7 +134,9 @@ def test_llm_agents_end_to_end_with_backtrack_retry_and_timeout(sample_kg, stub_
     assert result.backtracks == 1 and result.status == "answered"
     assert result.tokens > 0
     planner_requests = stub_llm.requests_for("planner")
-    assert len(planner_requests) == 2 and "not JSON" in planner_requests[1].text()
+    # the re-ask states the problem and asks again; it does not send the bad reply back (issue 25)
+    assert len(planner_requests) == 2 and "Reply again" in planner_requests[1].text()
+    assert "this is not JSON at all" not in planner_requests[1].text()
     trace = kg.trace(result.run_id)
     assert trace["run"]["tokens"] == result.tokens and trace["run"]["backtracks"] == 1
     hop2 = sorted((s for s in trace["steps"] if s["hop"] == 2), key=lambda s: s["attempt"])
