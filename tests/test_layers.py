@@ -19,7 +19,7 @@ LAYERS = {
     "reason": 4,
     "eval": 5,
     "api": 6,
-    "cli": 7, "cli_llm": 7, "cli_resolve": 7, "__init__": 7, "__main__": 7,
+    "cli": 7, "__init__": 7, "__main__": 7,
 }
 
 

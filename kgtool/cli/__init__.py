@@ -35,22 +35,15 @@ from kgtool.cli.ask import ask, methods  # noqa: E402
 from kgtool.cli.cypher import cypher  # noqa: E402
 from kgtool.cli.db import db  # noqa: E402
 from kgtool.cli.eval import eval_, verify_benchmark_cmd  # noqa: E402
+from kgtool.cli.doctor import doctor  # noqa: E402
 from kgtool.cli.ingest import delete, ingest  # noqa: E402
+from kgtool.cli.llm import llm  # noqa: E402
+from kgtool.cli.resolve import resolve_cmd  # noqa: E402
 from kgtool.cli.trace import trace  # noqa: E402
 
-for _command in (db, ingest, delete, ask, methods, trace, eval_, verify_benchmark_cmd, cypher):
+# a topic's commands live in a module of their own (kgtool/cli/<topic>.py), registered here
+for _command in (db, ingest, delete, ask, methods, trace, eval_, verify_benchmark_cmd, cypher, llm, resolve_cmd):
     main.add_command(_command)
-
-# --- commands of other modules ------------------------------------------------------------
-# A topic's commands live in a module of their own (kgtool/cli/<topic>.py, or kgtool/cli_<topic>.py
-# while a branch is in flight) and are registered here, one line each:
-#     from kgtool.cli_<topic> import <command>; main.add_command(<command>)
-from kgtool.cli_llm import llm  # noqa: E402
-from kgtool.cli_doctor import doctor  # noqa: E402
-from kgtool.cli_resolve import resolve_cmd  # noqa: E402
-
-main.add_command(llm)
-main.add_command(resolve_cmd)
 db.add_command(doctor)
 
 __all__ = ["main"]

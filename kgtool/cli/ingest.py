@@ -6,9 +6,10 @@ import sys
 import click
 
 from kgtool.cli.app import Choice, connect
-from kgtool.cli_resolve import resolve_after_ingest, resolve_option
-from kgtool.core import formats
 from kgtool.cli.present import print_notice, write_json
+from kgtool.cli.resolve import resolve_after_ingest, resolve_option
+from kgtool.core import formats
+from kgtool.resolve import DEFAULT_RESOLVER
 from kgtool.cli.present.reports import (bulk_phase, bulk_rows, ingest_progress, new_and_present, print_delete,
                                         print_ingest)
 
@@ -64,7 +65,7 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
             summary = kg.ingest_edits(path, format=fmt, extractor=extractor, eatr=not no_eatr, strict=strict,
                                       batch=batch, batch_size=batch_size, progress=progress, conflicts=conflicts,
                                       **bulk_options)
-        resolve_after_ingest(kg, resolve_with)
+        resolve_after_ingest(kg, resolve_with or ("none" if bulk else DEFAULT_RESOLVER))
     _finish(path, (
         ("records read", summary.records_read), ("edits loaded", summary.edits_loaded),
         *new_and_present(summary, "edits", summary.edits_loaded, "edits"),
@@ -115,7 +116,7 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
 
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
                                      progress=progress, embed_progress=embed_progress, on_duplicate=on_duplicate)
-        resolve_after_ingest(kg, resolve_with)
+        resolve_after_ingest(kg, resolve_with or "none")
     for note in summary.duplicates:
         print_notice("duplicate", note)
     for note in summary.oversize:
@@ -158,7 +159,7 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with
             bulk_options = {"bulk": True, "phase": bulk_phase(bar)} if bulk else {}
             summary = kg.ingest_facts(path, format=fmt, strict=strict, batch_size=batch_size, progress=progress,
                                       **bulk_options)
-        resolve_after_ingest(kg, resolve_with)
+        resolve_after_ingest(kg, resolve_with or ("none" if bulk else DEFAULT_RESOLVER))
     _finish(path, (
         ("format", summary.format), ("lines read", summary.records_read), ("triples read", summary.facts_read),
         ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),

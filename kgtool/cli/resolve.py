@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
+
+from kgtool.cli.present import console
 
 from kgtool.resolve import CHOICES, DEFAULT_RESOLVER
 
-console = Console()
 
 
 def _connect():
@@ -31,10 +31,12 @@ def _connect():
 def resolve_option(command):
     """The `--resolve` option of the ingest commands."""
     return click.option(
-        "--resolve", "resolve_with", type=click.Choice(CHOICES), default=DEFAULT_RESOLVER, show_default=True,
+        "--resolve", "resolve_with", type=click.Choice(CHOICES), default=None,
         help="Entity resolution of what the file brought in against the graph: exact (normalised names and "
              "aliases), fuzzy (RapidFuzz), embedding (MiniLM), id (Wikidata ids / IRIs only; the others "
-             "include it), none. Each merge is recorded: `kgtool resolve list`, `--undo`.")(command)
+             f"include it), none. Default: {DEFAULT_RESOLVER} for edits and fact files; none for documents "
+             "(on the dev text corpora it merged bare mentions into disambiguated titles) and for --bulk "
+             "loads (not measured at that scale). Each merge is recorded: `kgtool resolve list`, `--undo`.")(command)
 
 
 def resolve_after_ingest(kg, resolver: str) -> None:

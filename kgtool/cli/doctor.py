@@ -1,7 +1,7 @@
 """`kgtool db doctor`: what killed or interrupted commands left behind, and the fix (--fix).
 
 The command only parses its options and calls KnowledgeGraph.health / repair
-(kgtool.health); registered on the `db` group at the end of kgtool/cli.py.
+(kgtool.health); registered on the `db` group in kgtool/cli/__init__.py.
 """
 from __future__ import annotations
 

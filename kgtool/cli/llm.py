@@ -1,17 +1,17 @@
 """`kgtool llm`: a local model server for the LLM agents, and a check of any endpoint.
 
 The commands only parse options and call kgtool.models.llm_server and
-kgtool.models.llm_probe; registered on the main group by one line in cli.py.
+kgtool.models.llm_probe; registered in kgtool/cli/__init__.py.
 """
 from __future__ import annotations
 
 import click
-from rich.console import Console
 from rich.table import Table
+
+from kgtool.cli.present import console
 
 from kgtool.config import Settings
 
-console = Console()
 
 
 @click.group()
