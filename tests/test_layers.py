@@ -17,7 +17,7 @@ LAYERS = {
     "graph": 2, "models": 2,
     "ingest": 3, "retrieve": 3, "resolve": 3,
     "reason": 4,
-    "eval": 5,
+    "eval": 5, "interrupt": 5, "health": 5,
     "api": 6,
     "cli": 7, "__init__": 7, "__main__": 7,
 }
