@@ -287,7 +287,8 @@ def test_llm_extractor_over_http_validates_and_grounds_evidence(stub_llm, stub_s
     first, second = stub_llm.requests
     system = first.messages[0]["content"]
     assert "JSON" in system and edit.description in first.text()
-    assert len(second.messages) > len(first.messages)  # the re-ask carries the bad reply and a correction
+    # the re-ask carries the correction, not the bad reply (issue 25)
+    assert "Reply again" in second.text() and "Reply again" not in first.text()
 
 
 def test_parse_llm_triples_rejects_bad_shapes():
