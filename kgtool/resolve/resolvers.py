@@ -20,7 +20,7 @@ at or above `min_score` that no guard forbids, and keeps the rest as near misses
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -57,6 +57,18 @@ class Resolver:
                 if s >= floor:
                     yield Candidate(a.id, b.id, s, self.name, self.reason(a, b, s))
 
+    def _blocked(self, views: list[EntityView], focus: set[str] | None,
+                 keys_of: Callable[[EntityView], Iterable[str]]) -> Iterator[Candidate]:
+        """Candidates among entities that share a blocking key (no other pair is compared)."""
+        blocks: dict[str, list[EntityView]] = defaultdict(list)
+        for v in views:
+            for key in keys_of(v):
+                blocks[key].append(v)
+        for a, b in _blocked_pairs(blocks.values(), focus):
+            c = self._candidate(a, b)
+            if c:
+                yield c
+
     def _candidate(self, a: EntityView, b: EntityView) -> Candidate | None:
         s = self.score(a, b)
         if s < self.min_score - NEAR:
@@ -92,14 +104,7 @@ class IdResolver(Resolver):
         return f"same external id {a.wikidata or sorted(a.iris & b.iris)[0]}" if score else "no shared id"
 
     def pairs(self, views, focus=None):
-        blocks: dict[str, list[EntityView]] = defaultdict(list)
-        for v in views:
-            for key in ([v.wikidata] if v.wikidata else []) + sorted(v.iris):
-                blocks[key].append(v)
-        for a, b in _blocked_pairs(blocks.values(), focus):
-            c = self._candidate(a, b)
-            if c:
-                yield c
+        return self._blocked(views, focus, lambda v: ([v.wikidata] if v.wikidata else []) + sorted(v.iris))
 
 
 class ExactResolver(Resolver):
@@ -123,14 +128,7 @@ class ExactResolver(Resolver):
         return f"same normalised name {shared[0]!r}" if shared else "no shared name"
 
     def pairs(self, views, focus=None):
-        blocks: dict[str, list[EntityView]] = defaultdict(list)
-        for v in views:
-            for key in v.keys:
-                blocks[key].append(v)
-        for a, b in _blocked_pairs(blocks.values(), focus):
-            c = self._candidate(a, b)
-            if c:
-                yield c
+        return self._blocked(views, focus, lambda v: v.keys)
 
 
 class FuzzyResolver(Resolver):
