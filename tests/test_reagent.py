@@ -164,7 +164,7 @@ def test_bad_reagent_settings_are_refused(kg):
     from kgtool.errors import ConfigError
 
     kg.ingest_edits(SAMPLE / "edits.jsonl")
-    with pytest.raises(ConfigError, match="backtrack must be true or false"):
+    with pytest.raises(ConfigError, match="backtrack must be bool"):
         kg.answer("Who performed Hey Jude?", method="reagent", backtrack="maybe")
     with pytest.raises(ConfigError, match="controller_after >= 0"):
         kg.answer("Who performed Hey Jude?", method="reagent", controller_after=-1)

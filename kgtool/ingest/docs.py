@@ -574,7 +574,8 @@ def ingest_docs(
             for entity_id, name in entities.items():
                 rows.entity(entity_id, name)
             for entity_id, kind in extraction.kinds.items():  # how the parser read a new name (kgtool.resolve)
-                rows.entities[entity_id].setdefault("kind", kind)
+                if entity_id in rows.entities:  # an oversized name was skipped above
+                    rows.entities[entity_id].setdefault("kind", kind)
             supported = []
             for t in extraction.triples:
                 if not _storable_triple(t, f"{doc.where} passage {passage.id}"[:300], summary.oversize):
