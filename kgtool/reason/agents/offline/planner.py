@@ -147,20 +147,22 @@ class OfflinePlanner:
     def _plan_coverage(self, question: str, groups: list[list[Mention]],
                        neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan:
         """The word-coverage search: the path whose relations account for most question words."""
-        best: tuple[float, OfflinePlan] | None = None
+        best: tuple[float, OfflinePlan, tuple[int, int]] | None = None
         for group in groups:
             for start, end, entity_id, surface in group:
                 analysis = self.matcher.analyse(question, exclude=[(start, end)], whole=False)
                 state = self._search(entity_id, analysis, neighbours)
                 plan = self._to_plan(question, entity_id, surface, state, analysis)
                 if best is None or plan.score > best[0]:
-                    best = (plan.score, plan)
+                    best = (plan.score, plan, (start, end))
             # A longer mention wins as soon as it yields any explained hop.
             if best is not None and best[1].relations:
                 break
         if best is None:
             return OfflinePlan(subquestions=[question])
-        return best[1]
+        _score, plan, topic = best
+        plan.unexplained = phrases_left(read_question(question, topic), plan.unexplained)
+        return plan
 
     def _plan_structured(self, question: str, groups: list[list[Mention]],
                          neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan | None:
@@ -488,6 +490,19 @@ class OfflinePlanner:
             score=score,
             unexplained=[tok.text for k, tok in enumerate(analysis.tokens) if k not in covered],
         )
+
+
+def phrases_left(reading: QuestionReading, words_left: list[str]) -> list[str]:
+    """The relation phrases of the question's reading that a word-coverage plan leaves to no hop.
+
+    The coverage search accounts for words, so its leftovers include words that
+    name no relation (the answer's type, "which city"; a frame verb). A phrase
+    counts as unexplained only when none of its content words is accounted for;
+    answer-type and frame phrases are never required (see Segment).
+    """
+    left = {w.lower() for w in words_left}
+    return [seg.text for seg in reading.required
+            if not seg.soft and all(w.lower() in left for w in seg.content)]
 
 
 def choose(structured: OfflinePlan, coverage: OfflinePlan) -> OfflinePlan:
