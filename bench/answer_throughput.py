@@ -20,7 +20,6 @@ machine's cores and load (answering shares the cores with the Neo4j server).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -29,19 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import SHARED_DATA, bench_graph, environment, log, memory_for, table  # noqa: E402
+from common import SHARED_DATA, bench_graph, environment, log, memory_for, mquake_questions, table  # noqa: E402
 
 WARMUP = 10
 
-
-def questions_of(path: Path) -> list[tuple[str, set[str]]]:
-    from kgtool.core.text import normalize
-
-    out = []
-    for case in json.loads(path.read_text(encoding="utf-8")):
-        answers = {normalize(a) for a in [case.get("new_answer"), *case.get("new_answer_alias", [])] if a}
-        out.extend((q, answers) for q in case.get("questions", []))
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from kgtool.core.text import normalize
 
-    items = questions_of(args.file)
+    items = mquake_questions(args.file)
     random.Random(args.seed).shuffle(items)
     needed = WARMUP + args.rounds * len(counts) * args.per_round
     if needed > len(items):

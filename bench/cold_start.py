@@ -45,21 +45,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (  # noqa: E402
-    SHARED_DATA, bench_graph, build_corpus, environment, log, memory_for, percentile, table, verdict,
+    SHARED_DATA, bench_graph, build_corpus, environment, log, memory_for, mquake_questions, percentile, table, verdict,
 )
 
 TARGETS_S = {"dev": 1.0, "large": 1.5}  # the issue's cold p50 targets: dev store, 100k-edit store
 
-
-def questions_of(path: Path) -> list[tuple[str, list[str]]]:
-    """(question, accepted answers) for every MQuAKE case: its first question, post-edit answer."""
-    cases = json.loads(path.read_text(encoding="utf-8"))
-    out = []
-    for case in cases:
-        if case.get("questions"):
-            answers = [case.get("new_answer"), *case.get("new_answer_alias", [])]
-            out.append((case["questions"][0], [a for a in answers if a]))
-    return out
 
 
 def load_store(kg, size: str, source: Path, workdir: Path) -> str:
@@ -116,10 +106,10 @@ def stored(kg, run_ids: list[str]) -> tuple[list[float], list[float]]:
     return [r["latency"] for r in rows], [r["load"] for r in rows]
 
 
-def correct(result: dict, answers: list[str]) -> bool:
+def correct(result: dict, answers: set[str]) -> bool:
     from kgtool.core.text import normalize
 
-    return bool(result.get("answer")) and normalize(result["answer"]) in {normalize(a) for a in answers}
+    return bool(result.get("answer")) and normalize(result["answer"]) in answers
 
 
 def bench_size(size: str, args, workdir: Path) -> dict:
@@ -129,7 +119,7 @@ def bench_size(size: str, args, workdir: Path) -> dict:
     paths = ("now", "before")
     with bench_graph(heap, pagecache, label="cold") as kg:
         label = load_store(kg, size, args.file, workdir)
-        qs = questions_of(args.file)
+        qs = mquake_questions(args.file, first_only=True)
         settings = kg.settings
         for path in paths:  # untimed: file caches for both; the name keys for `now`
             wall, _ = ask(settings, path, qs[0][0])

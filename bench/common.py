@@ -36,6 +36,20 @@ from kgtool.config import Settings, default_home  # noqa: E402
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+# --------------------------------------------------------------------------- data
+def mquake_questions(path: Path, *, first_only: bool = False) -> list[tuple[str, set[str]]]:
+    """(question, accepted answers) for the MQuAKE cases in `path`: every question of a case
+    (or only its first), each accepting the post-edit answer and its aliases, normalised."""
+    from kgtool.core.text import normalize
+
+    out = []
+    for case in json.loads(path.read_text(encoding="utf-8")):
+        answers = {normalize(a) for a in [case.get("new_answer"), *case.get("new_answer_alias", [])] if a}
+        questions = case.get("questions", [])
+        out.extend((q, answers) for q in (questions[:1] if first_only else questions))
+    return out
+
+
 # --------------------------------------------------------------------------- server
 
 

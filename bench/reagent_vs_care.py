@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
-import json
 import pstats
 import random
 import sys
@@ -31,19 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import SHARED_DATA, bench_graph, environment, log, memory_for, percentile, table  # noqa: E402
+from common import SHARED_DATA, bench_graph, environment, log, memory_for, mquake_questions, percentile, table  # noqa: E402
 
 WARMUP = 10
 
-
-def questions_of(path: Path) -> list[tuple[str, set[str]]]:
-    from kgtool.core.text import normalize
-
-    out = []
-    for case in json.loads(path.read_text(encoding="utf-8")):
-        answers = {normalize(a) for a in [case.get("new_answer"), *case.get("new_answer_alias", [])] if a}
-        out.extend((q, answers) for q in case.get("questions", []))
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from kgtool.core.text import normalize
 
-    items = questions_of(args.file)
+    items = mquake_questions(args.file)
     random.Random(args.seed).shuffle(items)
     warm, timed = items[:WARMUP], items[WARMUP:WARMUP + args.questions]
     heap, pagecache = memory_for(len(items))
