@@ -69,6 +69,18 @@ class Resolver:
             if c:
                 yield c
 
+    def _name_hits(self, hits: Iterable[tuple[int, int]], owner: list[int], views: list[EntityView],
+                   seen: set[tuple[int, int]]) -> Iterator[Candidate]:
+        """Candidates for the entity pairs behind matching names (indices into `owner`), each pair once."""
+        for x, y in hits:
+            i, j = sorted((owner[x], owner[y]))
+            if i == j or (i, j) in seen:
+                continue
+            seen.add((i, j))
+            cand = self._candidate(views[i], views[j])
+            if cand:
+                yield cand
+
     def _candidate(self, a: EntityView, b: EntityView) -> Candidate | None:
         s = self.score(a, b)
         if s < self.min_score - NEAR:
@@ -184,14 +196,8 @@ class FuzzyResolver(Resolver):
                     continue
                 matrix = process.cdist([texts[k] for k in queries], [texts[k] for k in choices], scorer=scorer,
                                        score_cutoff=cutoff, dtype=np.uint8, workers=1)
-                for r, c in zip(*(x.tolist() for x in np.nonzero(matrix))):
-                    i, j = sorted((owner[queries[r]], owner[choices[c]]))
-                    if i == j or (i, j) in seen:
-                        continue
-                    seen.add((i, j))
-                    cand = self._candidate(views[i], views[j])
-                    if cand:
-                        yield cand
+                hits = ((queries[r], choices[c]) for r, c in zip(*(x.tolist() for x in np.nonzero(matrix))))
+                yield from self._name_hits(hits, owner, views, seen)
 
 
 def name_pairs(a: EntityView, b: EntityView):
@@ -271,14 +277,8 @@ class EmbeddingResolver(Resolver):
         for start in range(0, len(rows), step):
             block = rows[start:start + step]
             sims = matrix[block] @ matrix.T
-            for r, c in zip(*(x.tolist() for x in np.nonzero(sims >= floor))):
-                i, j = sorted((owner[block[r]], owner[c]))
-                if i == j or (i, j) in seen:
-                    continue
-                seen.add((i, j))
-                cand = self._candidate(views[i], views[j])
-                if cand:
-                    yield cand
+            hits = ((block[r], c) for r, c in zip(*(x.tolist() for x in np.nonzero(sims >= floor))))
+            yield from self._name_hits(hits, owner, views, seen)
 
 
 RESOLVERS = Registry("resolver")
