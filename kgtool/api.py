@@ -503,7 +503,7 @@ class KnowledgeGraph:
         """A stored run as a dict: the run, its steps with candidates, verdicts and backtracks."""
         from kgtool.reason.trace import load_trace
 
-        return load_trace(self.db, run_id)
+        return load_trace(self.db, run_id, self.methods)
 
     def runs(self, *, method: str | None = None, status: str | None = None, limit: int = 20) -> list[dict]:
         """Stored runs, newest first: run_id, started_at, method, agents, status, latency_ms, question, answer.
