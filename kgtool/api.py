@@ -17,6 +17,7 @@ from kgtool.core.scope import Scope
 from kgtool.core.types import Answer
 from kgtool.graph import queries
 from kgtool.graph.db import Database
+from kgtool.services import GraphServices
 
 
 def local_server(settings: Settings | None = None):
@@ -34,22 +35,12 @@ def local_server(settings: Settings | None = None):
     return LocalServer(settings)
 
 
-class KnowledgeGraph:
-    """One connection to the graph, plus the models the methods need (loaded lazily)."""
+class KnowledgeGraph(GraphServices):
+    """One connection to the graph, plus the models the methods need (loaded lazily: GraphServices)."""
 
     def __init__(self, db: Database, settings: Settings):
-        self.db = db
-        self.settings = settings
-        self._embedder = None
-        self._catalog = None
-        self._scorers = None
-        self._llm = None
-        self._matcher = None
-        self._methods = None
-        self._agents = None
+        super().__init__(db, settings)
         self._scopes_checked: set = set()  # scopes whose cases and batches were found in the graph
-        # answer_many's workers may ask for a model first at the same moment: load it once
-        self._loading = threading.RLock()
 
     @classmethod
     def connect(cls, settings: Settings | None = None, **overrides) -> "KnowledgeGraph":
@@ -367,61 +358,6 @@ class KnowledgeGraph:
             finally:
                 pool.shutdown(wait=True)
 
-    def prepare(self, agents: str) -> None:
-        """Load what answering with `agents` needs (gazetteer, embedder and its first encode), once."""
-        self.catalog.gazetteer
-        if agents == "offline":
-            self.matcher.encoder.encode(["warm up"])
-
-    @property
-    def methods(self):
-        """The registered methods (a copy of the built-ins: register your own here)."""
-        from kgtool.reason.methods import METHODS
-
-        return self._lazy("_methods", METHODS.copy)
-
-    @property
-    def agents(self):
-        """The registered agent families (offline, llm)."""
-        from kgtool.reason.agents.factory import AGENTS
-
-        return self._lazy("_agents", AGENTS.copy)
-
-    def _lazy(self, attr: str, build):
-        value = getattr(self, attr)
-        if value is None:
-            with self._loading:
-                value = getattr(self, attr)
-                if value is None:
-                    value = build()
-                    setattr(self, attr, value)
-        return value
-
-    @property
-    def catalog(self):
-        from kgtool.reason.graphview import GraphCatalog
-
-        return self._lazy("_catalog", lambda: GraphCatalog(self.db))
-
-    @property
-    def scorers(self):
-        from kgtool.retrieve.scoring import default_registry
-
-        return self._lazy("_scorers", default_registry)
-
-    @property
-    def llm_client(self):
-        from kgtool.models.llm import LLMClient
-
-        return self._lazy("_llm", lambda: LLMClient(self.settings))
-
-    @property
-    def matcher(self):
-        """The offline agents' relation matcher; one per graph, so its vector caches outlive a question."""
-        from kgtool.reason.relmatch import RelationMatcher
-
-        return self._lazy("_matcher", lambda: RelationMatcher(self.embedder))
-
     # --- evaluation ---------------------------------------------------------------
     def evaluate_mquake(self, path, *, methods=None, scope: str = "all", k: int = 100, agents: str | None = None,
                         workers: int = 4, limit: int | None = None, perturb=None, keep_perturbation: bool = False,
@@ -503,7 +439,7 @@ class KnowledgeGraph:
         """A stored run as a dict: the run, its steps with candidates, verdicts and backtracks."""
         from kgtool.reason.trace import load_trace
 
-        return load_trace(self.db, run_id)
+        return load_trace(self.db, run_id, self.methods)
 
     def runs(self, *, method: str | None = None, status: str | None = None, limit: int = 20) -> list[dict]:
         """Stored runs, newest first: run_id, started_at, method, agents, status, latency_ms, question, answer.
@@ -530,13 +466,6 @@ class KnowledgeGraph:
         from kgtool.ingest.linking import GraphLinker
 
         GraphLinker.forget(self.db)  # new aliases leave the entity count alone: re-check every entity's name keys
-
-    @property
-    def embedder(self):
-        from kgtool.models.embed import CachedEmbedder, get_embedder
-
-        return self._lazy("_embedder", lambda: CachedEmbedder(get_embedder(self.settings.embedder)))
-
 
 def failed_answer(question: str, method: str, agents: str, exc: BaseException) -> Answer:
     """The Answer of a question whose answering raised: status 'failed', the error as a person reads it,

@@ -1,8 +1,13 @@
 """The package's layers import downward only.
 
 Each top-level part of kgtool has a layer; a module may import from its own
-layer or a lower one, never from a higher one. Imports inside functions count
-too (lazy imports are still dependencies).
+layer or a lower one, never from a higher one. Inside reason/ the same holds
+between its sub-layers (REASON_LAYERS): values and registries, question and
+graph reading, role protocols, prompts, the trace, the run context, shared
+steps, role implementations, per-method recorders, methods, the runner.
+Imports inside functions count too (lazy imports are still dependencies), and
+so do relative imports. The check fails when it scanned fewer modules than the
+package holds.
 """
 from __future__ import annotations
 
@@ -18,28 +23,85 @@ LAYERS = {
     "ingest": 3, "retrieve": 3, "resolve": 3,
     "reason": 4,
     "eval": 5, "interrupt": 5, "health": 5,
-    "api": 6,
+    "api": 6, "services": 6,
     "cli": 7, "__init__": 7, "__main__": 7,
 }
 
 
-def layer_of(module: str) -> int:
+# reason/'s sub-layers, lowest first; a module's sub-layer is that of its longest listed prefix
+REASON_LAYERS = [
+    # values, registries and pure helpers
+    ("taxonomy", "services", "bandit", "lexicon", "trace_sections", "method_registry", "__init__"),
+    # reading questions and the graph
+    ("question", "relmatch", "segmatch", "graphview"),
+    # role protocols and the types roles exchange
+    ("agents.__init__", "agents.base", "agents.c2rag_base", "agents.reagent_base", "agents.safe_base",
+     "agents.vog_base"),
+    # prompt specs and reply schemas (the llm roles import them)
+    ("prompts",),
+    # the trace recorder and its page
+    ("trace", "trace_html"),
+    # one answer's context and the status rule
+    ("context", "status"),
+    # the steps every method composes
+    ("steps",),
+    # role implementations and their factory
+    ("agents",),
+    # per-method state recorders
+    ("recorders",),
+    # the methods' control loops
+    ("methods",),
+    # running a method
+    ("runner",),
+]
+
+
+def reason_layer(parts: list[str]) -> int:
+    """The sub-layer of kgtool.reason.<parts>; an unlisted module is an error naming it."""
+    best = None
+    for rank, names in enumerate(REASON_LAYERS):
+        for name in names:
+            prefix = name.split(".")
+            if parts[:len(prefix)] == prefix and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), rank)
+    assert best is not None, f"kgtool.reason.{'.'.join(parts)} has no sub-layer in tests/test_layers.py: give it one"
+    return best[1]
+
+
+def layer_of(module: str) -> tuple[int, int]:
     parts = module.split(".")
     assert parts[0] == "kgtool", module
     top = parts[1] if len(parts) > 1 else "__init__"
     assert top in LAYERS, f"kgtool.{top} has no layer in tests/test_layers.py: give it one"
-    return LAYERS[top]
+    sub = reason_layer(parts[2:] or ["__init__"]) if top == "reason" else 0
+    return LAYERS[top], sub
 
 
-def kgtool_imports(path: Path):
+def comparable(mine: tuple[int, int], target: tuple[int, int], mine_top: str, target_top: str) -> bool:
+    """Does importing target break the layering? Sub-layers count only inside reason/."""
+    if mine[0] != target[0] or mine_top != target_top:
+        return target[0] > mine[0]
+    return target[1] > mine[1]
+
+
+def kgtool_imports(path: Path, module: str):
+    """(line, imported module) for every import of kgtool code, relative ones resolved against `module`."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("kgtool"):
-            if node.module == "kgtool":  # `from kgtool import x` names a submodule or the package root
-                for alias in node.names:
-                    yield node.lineno, f"kgtool.{alias.name}"
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
             else:
-                yield node.lineno, node.module
+                target = node.module or ""
+            if not target.startswith("kgtool"):
+                continue
+            if target == "kgtool" or not node.module:  # `from kgtool import x`, `from . import x`: submodules
+                for alias in node.names:
+                    yield node.lineno, f"{target}.{alias.name}"
+            else:
+                yield node.lineno, target
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("kgtool"):
@@ -51,17 +113,25 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(rel.parts)
 
 
-def violations(root: Path):
+def violations(root: Path, scanned: list[str] | None = None):
     for path in sorted(root.rglob("*.py")):
         mine = module_name(path, root)
-        for line, target in kgtool_imports(path):
-            if layer_of(target) > layer_of(mine):
+        if scanned is not None:
+            scanned.append(mine)
+        for line, target in kgtool_imports(path, mine):
+            top_of = lambda m: (m.split(".") + ["__init__"])[1]  # noqa: E731
+            if comparable(layer_of(mine), layer_of(target), top_of(mine), top_of(target)):
                 yield f"{path.relative_to(root.parent)}:{line}: {mine} imports {target} (a higher layer)"
 
 
 def test_no_module_imports_a_layer_above_its_own():
-    found = list(violations(PACKAGE))
+    scanned: list[str] = []
+    found = list(violations(PACKAGE, scanned))
     assert not found, "imports against the layering:\n" + "\n".join(found)
+    # every module was looked at (a moved package root or a bad glob would pass silently otherwise)
+    on_disk = sum(1 for _ in PACKAGE.rglob("*.py"))
+    assert len(scanned) == on_disk and on_disk > 150, (len(scanned), on_disk)
+    assert {"kgtool.api", "kgtool.reason.steps", "kgtool.reason.methods.care", "kgtool.cli.trace"} <= set(scanned)
 
 
 def test_every_part_of_the_package_has_a_layer():
@@ -80,3 +150,30 @@ def test_the_check_catches_an_upward_import(tmp_path):
     (fake / "core" / "y.py").write_text("from kgtool.errors import KgToolError\n")
     found = list(violations(fake))
     assert len(found) == 1 and "kgtool.retrieve.x imports kgtool.reason.trace" in found[0]
+
+
+def test_the_check_catches_an_upward_import_inside_reason_and_a_relative_one(tmp_path):
+    fake = tmp_path / "kgtool" / "reason"
+    (fake / "methods").mkdir(parents=True)
+    (fake / "steps.py").write_text("from kgtool.reason.methods.care import Care\n")  # steps below methods
+    (fake / "trace.py").write_text("from .context import RunContext\n")  # relative: trace below context
+    (fake / "context.py").write_text("from .trace import TraceRecorder\n")  # downward: fine
+    (fake / "methods" / "care.py").write_text("from ..steps import select_hop\nfrom .. import runner\n")
+    (fake / "runner.py").write_text("")
+    found = sorted(violations(tmp_path / "kgtool"))
+    assert len(found) == 3, found
+    assert "kgtool.reason.methods.care imports kgtool.reason.runner" in found[0]
+    assert "kgtool.reason.steps imports kgtool.reason.methods.care" in found[1]
+    assert "kgtool.reason.trace imports kgtool.reason.context" in found[2]
+
+
+def test_the_graph_offers_every_service_a_run_uses():
+    from kgtool.api import KnowledgeGraph
+    from kgtool.reason.services import Services
+
+    wanted = {name for name in vars(Services) if not name.startswith("_")} | set(Services.__annotations__)
+    missing = [name for name in wanted if not any(name in vars(k) for k in KnowledgeGraph.__mro__)
+               and name not in ("db", "settings")]
+    assert not missing, missing
+    import inspect
+    assert {"db", "settings"} <= set(inspect.signature(KnowledgeGraph.__init__).parameters)

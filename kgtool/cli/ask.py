@@ -10,6 +10,7 @@ import click
 from kgtool.cli.app import agent_choice, connect, parse_pairs
 from kgtool.cli.present.runs import print_answer, print_expected, print_method, print_methods
 from kgtool.errors import KgToolError
+from kgtool.reason.methods import DEFAULT_METHOD
 
 
 def scope_option(value: str | None):
@@ -50,7 +51,7 @@ def _check_method(method: str, config: dict) -> None:
               help="Answer every question of a JSONL file ({\"question\": ..., optional \"answer\"}).")
 @click.option("--agents", type=agent_choice(), default=None,
               help="Agent family (default: llm when an endpoint is configured, else offline).")
-@click.option("--method", default="care", show_default=True, help="A registered method (see `kgtool methods`).")
+@click.option("--method", default=DEFAULT_METHOD, show_default=True, help="A registered method (see `kgtool methods`).")
 @click.option("--set", "settings_", multiple=True, metavar="KEY=VALUE",
               help="A setting of the method, e.g. --set tau_max=1 (repeatable; values parsed as JSON when they can "
                    "be; `kgtool methods NAME` lists them).")
@@ -96,7 +97,7 @@ def methods(name):
 
     \b
     kgtool methods          every method, its version and what it does
-    kgtool methods vog      vog's settings: type, default (from its paper) and meaning
+    kgtool methods NAME     one method's settings: type, default (from its paper) and meaning
     """
     from kgtool.reason.agents.factory import AGENTS
     from kgtool.reason.methods import METHODS

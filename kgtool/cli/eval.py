@@ -156,7 +156,7 @@ def eval_remove_perturbation(perturbation_id):
               help="Where the summary goes (JSON, every question's reason). Default: ./<stem>.verify.json")
 @click.option("--limit", type=int, default=None, help="Only the first N questions.")
 def verify_benchmark_cmd(path, fmt, max_hops, out, summary, limit):
-    """SAFE's train-time filter: keep the questions whose answer the stored graph can reach.
+    """The train-time verifiability filter: keep the questions whose answer the stored graph can reach.
 
     A question is verifiable when a chain of facts in force (at most
     --max-hops, either direction) joins an entity named in the question to a

@@ -41,11 +41,12 @@ def trace_show(run_id, html_path):
     """Print a run's chain: candidates, scores, N_eff, verdicts and backtracks."""
     with connect() as kg:
         data = kg.trace(run_id)
+        methods = kg.methods
     if data is None:
         raise KgToolError(f"no run {run_id!r} in the graph; list runs with: kgtool trace list")
-    print_trace(data)
+    print_trace(data, methods)
     if html_path:
         from kgtool.reason.trace_html import render_trace_html
 
-        Path(html_path).write_text(render_trace_html(data), encoding="utf-8")
+        Path(html_path).write_text(render_trace_html(data, methods), encoding="utf-8")
         console.print(f"wrote {html_path}")

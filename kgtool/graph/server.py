@@ -21,7 +21,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -32,6 +31,17 @@ from kgtool.config import Settings
 from kgtool.errors import ServerError
 from kgtool.graph import user_conf
 from kgtool.graph.plugins import PluginStore, parse_plugin_setting
+from kgtool.graph.host import (  # noqa: F401  (private_home and free_port are imported from here too)
+    _PRIVATE_UMASK,
+    _alive,
+    _dir_size,
+    _java_major,
+    _port_in_use,
+    _private_dir,
+    _restrict_tree,
+    free_port,
+    private_home,
+)
 
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 ADMIN_TOOL = "org.neo4j.cli.AdminTool"
@@ -431,79 +441,6 @@ class LocalServer:
 _SAYS_WHY = re.compile(r"\b(ERROR|FATAL|Exception|Caused by|Unrecognized setting|Invalid|invalid|failed|Failed|"
                        r"refus|cannot|Cannot|not allowed)\b")
 
-# the server writes its store, logs and auth.ini (the password hash) readable by its owner only
-_PRIVATE_UMASK = 0o077
-
-
 def _truthy(value) -> bool:
     # from the environment or a config file the setting arrives as text
     return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
-
-
-def private_home(home) -> Path:
-    """KGTOOL_HOME, created (or tightened to) mode 0700: it holds the password, the store and caches."""
-    return _private_dir(Path(home))
-
-
-def _private_dir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    st = path.stat()
-    if st.st_mode & 0o077 and st.st_uid == os.getuid():  # someone else's directory is theirs to set
-        path.chmod(0o700)
-    return path
-
-
-def _restrict_tree(root: Path) -> None:
-    for path in [root, *root.rglob("*")]:
-        try:
-            mode = path.lstat().st_mode
-            if mode & 0o077 and not path.is_symlink():
-                path.chmod(mode & ~0o077 & 0o7777)
-        except FileNotFoundError:  # a log rotated away while walking
-            continue
-
-
-def _java_major(java: Path) -> int | None:
-    try:
-        out = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30).stderr
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
-    if not match:
-        return None
-    major = int(match.group(1))
-    return int(match.group(2)) if major == 1 and match.group(2) else major
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # a zombie child still answers kill(0); check its state
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-        return state != "Z"
-    except (FileNotFoundError, IndexError):
-        return True
-
-
-def _port_in_use(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _dir_size(path: Path) -> int:
-    if not path.exists():
-        return 0
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-
-
-def free_port() -> int:
-    """A currently free TCP port on 127.0.0.1 (for tests and side-by-side servers)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]

@@ -14,6 +14,7 @@ from kgtool.core.scope import Scope
 from kgtool.core.types import CandidateFact, Usage
 from kgtool.errors import KgToolError
 from kgtool.reason.agents.base import AgentSet
+from kgtool.reason.services import Services
 from kgtool.reason.trace import TraceRecorder
 from kgtool.retrieve.hop import HopRetriever
 
@@ -24,10 +25,13 @@ class BudgetExhausted(KgToolError):
 
 @dataclass
 class Budget:
-    """Limits on one run: recorded steps (None: unlimited)."""
+    """One run's spending: recorded steps (against the run-wide max_steps; None: unlimited), revisions of
+    stored steps and agent calls, which a method weighs against limits of its own (kgtool.reason.steps)."""
 
     max_steps: int | None = None
     steps: int = 0
+    revisions: int = 0  # steps opened as revisions of a stored step (reselections), not charged to max_steps
+    calls: int = 0  # agent calls a method charged with `steps.agent_call`
 
     def charge_steps(self, n: int = 1) -> None:
         self.steps += n
@@ -73,26 +77,28 @@ class RunContext:
     trace: TraceRecorder
     link: Callable[[str], str | None]  # a name to an Entity id, or None
     gamma: float
-    # the KnowledgeGraph: its shared, lazily loaded models (settings, matcher, embedder,
-    # llm_client, scorers, catalog) for roles a method builds with `role`
-    kg: Any = None
+    # the graph's shared, lazily loaded models (settings, matcher, embedder, llm_client, scorers,
+    # catalog) for the steps and for roles a method builds with `role`
+    kg: Services | None = None
     usage: Usage = field(default_factory=Usage)  # this run's model calls, metered in its own thread
     budget: Budget = field(default_factory=Budget)
     memo: dict = field(default_factory=dict)  # entity id -> pool: this answer's neighbourhood reads
+    # the role Registry ("<family>.<role>" factories, kgtool.reason.agents.factory.ROLES), given by the runner
+    roles: Any = None
     _roles: dict = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
         return self.trace.run_id or ""
 
-    def role(self, name: str):
-        """The agent family's implementation of a method-specific role (e.g. "feedback"), built once per run.
+    def role(self, name: str, family: str | None = None):
+        """An agent family's implementation of a method-specific role (e.g. "safe_feedback"), built once per run.
 
-        Roles are registered in kgtool.reason.agents.factory.ROLES as "<family>.<role>"
-        (e.g. "offline.feedback"); the factory receives this context.
+        Roles are registered in `roles` (kgtool.reason.agents.factory.ROLES) as "<family>.<role>"
+        (e.g. "offline.safe_feedback"); the factory receives this context. The family is the run's
+        own unless `family` names another.
         """
-        if name not in self._roles:
-            from kgtool.reason.agents.factory import ROLES
-
-            self._roles[name] = ROLES.create(f"{self.agents.kind}.{name}", self)
-        return self._roles[name]
+        key = f"{family or self.agents.kind}.{name}"
+        if key not in self._roles:
+            self._roles[key] = self.roles.create(key, self)
+        return self._roles[key]

@@ -16,6 +16,7 @@ from kgtool.core.types import Answer, Usage
 from kgtool.errors import InputError
 from kgtool.core.types import Plan, Verdict
 from kgtool.reason import status as status_rule
+from kgtool.reason.agents.factory import ROLES
 from kgtool.reason.context import Budget, RunContext
 from kgtool.reason.trace import TraceRecorder
 from kgtool.retrieve.hop import HopRetriever
@@ -57,7 +58,7 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
         trace.start_run(question, method, agents, scope, record, chosen.config())
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
-                         kg=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo)
+                         kg=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo, roles=ROLES)
         # one failure path for every method: whatever raises, in the method or while closing,
         # leaves the Run failed with its error instead of 'running'
         try:

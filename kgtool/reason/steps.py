@@ -1,26 +1,62 @@
-"""The steps every method composes: retrieve a hop, judge it, record it with its
-N_eff, reselect the next stored candidate, fall back to grounded generation,
-and read the chain back from the database.
+"""The steps every method composes: link the plan's topic, retrieve a hop (facts,
+passages, neighbourhoods), judge it, record it with its N_eff, reselect the next
+stored candidate (with or without a fallback to grounded generation), read the
+chain back from the database, and weigh the run's budget.
 
 Each takes the answer's RunContext; none keeps state of its own, so a method
-is its control loop and nothing else.
+is its control loop and nothing else. A method's own state (constraints, a
+ledger, plan versions, attempts) goes through its recorder in
+kgtool.reason.recorders.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 from kgtool.core.types import CandidateFact, ChainLink, Judgement, Plan
-from kgtool.reason.context import HopState, RunContext
+from kgtool.reason.context import BudgetExhausted, HopState, RunContext
 from kgtool.reason.trace import TraceRecorder, candidate_row
-from kgtool.retrieve.hop import candidate_from_row
+from kgtool.retrieve.hop import candidate_from_row, read_pools
+from kgtool.retrieve.passages import PassageRetriever
+
+T = TypeVar("T")
 
 
+# ---------------------------------------------------------------------- topic
+def link_topic(ctx: RunContext, plan, fallback: str | None = None) -> str | None:
+    """Link the plan's topic to an Entity id when the planner left it unlinked (else `fallback`); the id."""
+    if plan.topic_id is None and plan.topic:
+        plan.topic_id = ctx.link(plan.topic) or fallback
+    return plan.topic_id
+
+
+# ---------------------------------------------------------------------- retrieval
 def retrieve_hop(ctx: RunContext, query: str, entity_id: str | None, top_k: int | None) -> list[CandidateFact]:
     """The entity's 1-hop pool in the answer's scope (one Cypher read, memoised), ranked by the named scorers."""
     pool = ctx.retriever.pool(ctx.session, entity_id, ctx.scope, ctx.memo) if entity_id else []
     return ctx.retriever.rank(query, pool, top_k)
 
 
+def retrieve_passages(ctx: RunContext, query: str, k: int) -> list:
+    """The k passages of the answer's scope the full-text pool and the named scorers rank first for `query`."""
+    return PassageRetriever(ctx.db, registry=ctx.kg.scorers).retrieve(ctx.session, query, ctx.scope, k)
+
+
+def neighbour_pools(ctx: RunContext, entity_ids: Sequence[str]) -> dict[str, list[CandidateFact]]:
+    """Each entity's 1-hop facts in the answer's scope, in one read (one fact per relation group)."""
+    pools, _cut = read_pools(ctx.db, ctx.session, list(entity_ids), ctx.scope, per_group=1)
+    return pools
+
+
+def entity_candidates(ctx: RunContext, words: str, limit: int) -> list[dict]:
+    """Entities whose name or aliases share words with `words` (plain words, no Lucene syntax), best first."""
+    return ctx.db.run_in(ctx.session, "c2rag/anchor_candidates", query=words, limit=limit) if words else []
+
+
+def entity_name(ctx: RunContext, entity_id: str) -> str:
+    return ctx.kg.catalog.entity_name(entity_id)
+
+
+# ---------------------------------------------------------------------- selection
 def best_passing(ranked: Sequence[CandidateFact], judgements: Sequence[Judgement]) -> CandidateFact | None:
     """The candidate the selector scored highest among those passing every rule (earlier rank on ties)."""
     passing = [(j.score, -c.rank, c) for c, j in zip(ranked, judgements) if j.passes]
@@ -48,7 +84,17 @@ def select_hop(ctx: RunContext, pending: list[dict], plan: Plan, index: int, que
         generated = False
     else:
         answer_id, answer, generated = grounded_fallback(ctx, query, entity, [c.evidence for c in ranked])
-    candidates = [candidate_row(c, score=j.score, passes=j.passes, extra_scores={"selector": j.score})
+    return judged_step(ctx, pending, index, query, entity_id, entity, prev_step_id, ranked, judgements, chosen,
+                       answer_id, answer, generated=generated, judge="selector", attempt=attempt)
+
+
+def judged_step(ctx: RunContext, pending: list[dict], index: int, query: str, entity_id: str | None, entity: str,
+                prev_step_id: str | None, ranked: Sequence[CandidateFact], judgements: Sequence[Judgement],
+                chosen: CandidateFact | None, answer_id: str | None, answer: str | None, *, generated: bool = False,
+                judge: str = "selector", attempt: int = 0) -> HopState:
+    """Hop `index + 1` as a Step row in `pending`: its judged candidates (the judge's score stored under
+    `judge`), its choice and answer; the HopState that mirrors it."""
+    candidates = [candidate_row(c, score=j.score, passes=j.passes, extra_scores={judge: j.score})
                   for c, j in zip(ranked, judgements)]
     row = TraceRecorder.step_row(hop=index + 1, attempt=attempt, query=query, entity_id=entity_id, entity=entity,
                                  gamma=ctx.gamma, prev_step_id=prev_step_id, candidates=candidates, chosen=chosen,
@@ -57,6 +103,7 @@ def select_hop(ctx: RunContext, pending: list[dict], plan: Plan, index: int, que
     return HopState(row["id"], index + 1, query, entity_id, entity, chosen, answer_id, answer, generated)
 
 
+# ---------------------------------------------------------------------- recording
 def record(ctx: RunContext, pending: list[dict], hops: Sequence[HopState]) -> None:
     """Write pending steps in one statement; their N_eff and state come back onto the hops."""
     ctx.budget.charge_steps(len(pending))
@@ -82,20 +129,36 @@ def record_and_read_chain(ctx: RunContext, pending: list[dict], hops: Sequence[H
     return chain_links(rows)
 
 
+def record_one(ctx: RunContext, row: dict, hop: HopState, *, charge: bool = True) -> HopState:
+    """`record` of one step row; with charge=False the step is written outside the run's step budget."""
+    if charge:
+        record(ctx, [row], [hop])
+    else:
+        (stored,) = ctx.trace.record_steps([row])
+        hop.neff, hop.state = stored.neff, stored.state
+    return hop
+
+
+# ---------------------------------------------------------------------- revision
 def reselect(ctx: RunContext, old: HopState, *, chain_end_step_id: str, prev_step_id: str | None,
-             reason: str) -> HopState:
-    """Revise a rejected hop: the next-best stored candidate, read back from the graph, else grounded generation.
+             reason: str, kind: str = "reselect", fallback: bool = True) -> HopState:
+    """Revise a rejected hop: the next-best stored candidate, read back from the graph, else (with
+    `fallback`) grounded generation.
 
     The revision is a new Step carrying the old pool with the rejected choice
-    discarded; the trace links it (REVISED_AS, BACKTRACK) as a reselection,
-    and the step's `generated` flag tells when the pool was exhausted.
+    discarded; the trace links it (REVISED_AS, BACKTRACK) as a revision of
+    `kind`, and the step's `generated` flag tells when the pool was exhausted.
+    The run's budget counts it as a revision.
     """
     step_id = ctx.trace.revise(old_step_id=old.step_id, from_step_id=chain_end_step_id, prev_step_id=prev_step_id,
-                               kind="reselect", reason=reason)
+                               kind=kind, reason=reason)
+    ctx.budget.revisions += 1
     fact = ctx.trace.next_candidate(step_id)
     if fact is not None:
         answer_id, answer = fact.answer_from(old.entity_id)
         generated = False
+    elif not fallback:
+        answer_id, answer, generated = None, None, False
     else:
         pool = ctx.retriever.pool(ctx.session, old.entity_id, ctx.scope, ctx.memo) if old.entity_id else []
         evidence = [c.evidence for c in pool if not old.fact or c.fact_id != old.fact.fact_id]
@@ -105,6 +168,7 @@ def reselect(ctx: RunContext, old: HopState, *, chain_end_step_id: str, prev_ste
                     old.neff, old.state)
 
 
+# ---------------------------------------------------------------------- chain read
 def read_chain(ctx: RunContext, chain: Sequence[HopState]) -> list[ChainLink]:
     """The chain as stored in the database (what a critic or verifier judges)."""
     if not chain:
@@ -116,10 +180,34 @@ def chain_links(rows: Sequence[dict]) -> list[ChainLink]:
     """Chain rows as `trace/chain` returns them, as the links a judge reads."""
     links = []
     for row in rows:
-        fact = None
-        if row["fact_id"]:
-            fact = candidate_from_row(row)
-            fact.direction = "in" if row["tail_id"] == row["entity_id"] and row["head_id"] != row["entity_id"] else "out"
+        fact = fact_of_row(row)
         links.append(ChainLink(hop=row["hop"], subquestion=row["query"], entity_in=row["entity"] or "", fact=fact,
                                answer=row["answer"] or "", generated=row["generated"], evidence=row["evidence"] or ""))
     return links
+
+
+def fact_of_row(row: dict) -> CandidateFact | None:
+    """The fact a stored step chose (None when it chose none), oriented from the step's entity."""
+    if not row["fact_id"]:
+        return None
+    fact = candidate_from_row(row)
+    fact.direction = "in" if row["tail_id"] == row["entity_id"] and row["head_id"] != row["entity_id"] else "out"
+    return fact
+
+
+# ---------------------------------------------------------------------- budget
+def room(ctx: RunContext, limit: int | None = None) -> bool:
+    """Is there room for one more step: within a method's own `limit` (steps and revisions so far) and the
+    run's max_steps (recorded steps)?"""
+    budget = ctx.budget
+    if limit is not None and budget.steps + budget.revisions + 1 > limit:
+        return False
+    return budget.max_steps is None or budget.steps + 1 <= budget.max_steps
+
+
+def agent_call(ctx: RunContext, limit: int | None, call: Callable[[], T]) -> T:
+    """One agent call charged to the run; BudgetExhausted once `limit` calls were made."""
+    if limit is not None and ctx.budget.calls >= limit:
+        raise BudgetExhausted(f"the run made its {limit} agent calls")
+    ctx.budget.calls += 1
+    return call()

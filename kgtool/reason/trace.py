@@ -21,6 +21,7 @@ from typing import Any, Sequence
 from kgtool.core.types import CandidateFact, Usage, Verdict
 from kgtool.graph.db import Database, Stopped, statements_stopped
 from kgtool.reason.taxonomy import check
+from kgtool.reason.trace_sections import read_sections, sections_for
 from kgtool.retrieve.hop import candidate_from_row
 
 EPS = 1e-6
@@ -203,8 +204,10 @@ def abandon_stale_runs(db: Database, older_than: float = STALE_AFTER_SECONDS) ->
     return int(rows[0]["abandoned"]) if rows else 0
 
 
-def load_trace(db: Database, run_id: str) -> dict | None:
-    """A run as a plain dict (the shape `trace_html.render_trace_html` takes)."""
+def load_trace(db: Database, run_id: str, methods=None) -> dict | None:
+    """A run as a plain dict (the shape `trace_html.render_trace_html` takes): its steps and backtracks, and
+    the rows of each section its method declares (kgtool.reason.trace_sections) under the section's key;
+    `methods` is the Registry to find the method in (None: the built-in one)."""
     rows = db.read("trace/show_run", run_id=run_id)
     if not rows:
         return None
@@ -222,8 +225,5 @@ def load_trace(db: Database, run_id: str) -> dict | None:
         for verdict in step["verdicts"]:
             verdict.setdefault("failed_hop", None)
     steps.sort(key=lambda s: (s["hop"], s["attempt"]))
-    # plan versions, for methods that store a whole plan and revise it (VoG); empty for the others
-    plans = db.read("vog/plans", run_id=run_id)
-    # atomic constraints with their bindings, for methods that ground a constraint plan (C2RAG); empty otherwise
-    constraints = db.read("c2rag/run_constraints", run_id=run_id)
-    return {"run": run, "steps": steps, "backtracks": backtracks, "plans": plans, "constraints": constraints}
+    sections = read_sections(db, run_id, sections_for(run.get("method"), methods))
+    return {"run": run, "steps": steps, "backtracks": backtracks, **sections}

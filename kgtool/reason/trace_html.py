@@ -13,11 +13,14 @@ shows that node's details in the side panel.
 """
 from __future__ import annotations
 
-import html
 import json
 import re
 from string import Template
 from typing import Any
+
+from kgtool.reason.trace_sections import esc as _esc
+from kgtool.reason.trace_sections import num as _num
+from kgtool.reason.trace_sections import sections_for
 
 # Geometry of one step column (pixels).
 COL_W, STEP_W, STEP_H, STEP_Y = 240, 200, 54, 100
@@ -37,24 +40,9 @@ def entity_node_id(name: str) -> str:
     return f"entity::{name}"
 
 
-def _esc(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
-
 def _short(value: Any, n: int = 28) -> str:
     text = "" if value is None else str(value)
     return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _num(value: Any) -> str:
-    """A figure for people: never in exponent notation (a p of 1.4e-06 reads as 0.0000014)."""
-    if value is None:
-        return "—"
-    if not isinstance(value, float):
-        return str(value)
-    if value == 0 or abs(value) >= 0.001:
-        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
-    return f"{value:.10f}".rstrip("0")
 
 
 def _short_num(value: Any) -> str:
@@ -73,8 +61,8 @@ def _tail_and_p(cand: dict) -> str:
 def by_score(candidates: list[dict]) -> list[dict]:
     """Candidates best first by the score p and N_eff come from; retrieval rank breaks ties.
 
-    The stored rank is the retrieval order, which a method's judge (e.g. CARE's
-    selector) may overturn, so listing by rank would show a lower score above a higher one.
+    The stored rank is the retrieval order, which a method's judge (a selector
+    or verifier that scores the candidates) may overturn, so listing by rank would show a lower score above a higher one.
     """
     return sorted(candidates, key=lambda c: (-(c.get("score") if isinstance(c.get("score"), (int, float)) else
                                                float("-inf")), c.get("rank") or 0))
@@ -233,44 +221,6 @@ def _table(steps: list[dict]) -> str:
     return f"<table id='steps'><caption>Steps</caption><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _plans(plans: list[dict]) -> str:
-    """The plan versions of a method that drafts a whole plan and revises it (VoG); nothing for the others."""
-    if not plans:
-        return ""
-    head = "".join(f"<th scope='col'>{h}</th>" for h in ("version", "from", "arm", "steps", "predicted answer",
-                                                          "checks", "why"))
-    rows = []
-    for p in plans:
-        steps = " → ".join(f"{a} [{r or '?'}: {e or '?'}]" for a, r, e in
-                           zip(p.get("actions") or [], p.get("relations") or [], p.get("expected") or []))
-        checks = "; ".join(("ok" if v.get("valid") else f"failed hop {v.get('failed_hop')} ({v.get('error_type')})")
-                           + f" {_num(v.get('confidence'))}" for v in p.get("verifications") or [])
-        cells = [_num(p.get("version")), _num(p.get("parent_version")), p.get("arm") or "draft", steps,
-                 p.get("answer") or "—", checks, p.get("reason")]
-        rows.append(f'<tr data-plan-version="{_esc(p.get("version"))}">'
-                    + "".join(f"<td>{_esc(c)}</td>" for c in cells) + "</tr>")
-    return (f"<table id='plans'><caption>Plan versions</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
-
-
-def _constraints(constraints: list[dict]) -> str:
-    """The atomic constraints of a method that grounds a constraint plan (C2RAG); nothing for the others."""
-    if not constraints:
-        return ""
-    head = "".join(f"<th scope='col'>{h}</th>" for h in ("#", "constraint", "relation variants", "anchors", "state",
-                                                          "source", "N_eff", "binding", "steps"))
-    rows = []
-    for k in constraints:
-        binding = ", ".join(f"{b} ({_num(w)})" for b, w in zip(k.get("binding") or [], k.get("binding_weights") or []))
-        cells = [_num(k.get("index")), k.get("pattern"), "; ".join(k.get("variants") or []),
-                 ", ".join(k.get("anchors") or []), k.get("state"), k.get("source") or "—", _num(k.get("neff")),
-                 binding or "—", ", ".join(f"{s.get('phase')}: {s.get('state')}" for s in k.get("steps") or [])]
-        rows.append(f'<tr data-constraint="{_esc(k.get("id"))}">' + "".join(f"<td>{_esc(c)}</td>" for c in cells)
-                    + "</tr>")
-    return (f"<table id='constraints'><caption>Constraints</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>")
-
-
 def script_json(value: Any) -> str:
     """JSON safe inside a <script> element: no '<', '>' or '&' survive literally."""
     text = json.dumps(value, ensure_ascii=False, default=str)
@@ -278,8 +228,9 @@ def script_json(value: Any) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def render_trace_html(trace: dict) -> str:
-    """The whole page for one run (see the module docstring for the node ids)."""
+def render_trace_html(trace: dict, methods=None) -> str:
+    """The whole page for one run (see the module docstring for the node ids); the sections its method
+    declares (looked up in `methods`, a Registry; None: the built-in one) follow the steps table."""
     run, steps, backtracks = trace.get("run") or {}, trace.get("steps") or [], trace.get("backtracks") or []
     facts = [("question", run.get("question")), ("answer", run.get("answer")), ("status", run.get("status")),
              ("method", run.get("method")), ("agents", run.get("agents")),
@@ -289,7 +240,8 @@ def render_trace_html(trace: dict) -> str:
         run_id=_esc(run.get("id")),
         facts="".join(f'<dt>{k}</dt><dd id="run-{k}">{_esc(v)}</dd>' for k, v in facts),
         svg=_svg(steps, backtracks),
-        table=_table(steps) + _plans(trace.get("plans") or []) + _constraints(trace.get("constraints") or []),
+        table=_table(steps) + "".join(section.html(trace.get(section.key) or [])
+                                      for section in sections_for(run.get("method"), methods)),
         data=script_json({"trace": trace, "details": _details(steps, backtracks)}),
     )
 

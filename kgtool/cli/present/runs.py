@@ -48,9 +48,11 @@ def verdict_text(v: dict) -> str:
     return f"verdict round {v['round']}: {head} {v.get('explanation') or ''}".rstrip()
 
 
-def print_trace(data: dict) -> None:
-    """A stored run: its steps with candidates, scores, N_eff and verdicts, backtracks, plans, constraints."""
+def print_trace(data: dict, methods=None) -> None:
+    """A stored run: its steps with candidates, scores, N_eff and verdicts, backtracks, and the sections its
+    method declares (found in `methods`, a Registry; None: the built-in one)."""
     from kgtool.reason.trace_html import by_score
+    from kgtool.reason.trace_sections import sections_for
 
     run = data["run"]
     console.print(styled((run["id"], "bold"), f" {run.get('method')}/{run.get('agents')} scope={run.get('scope')} "
@@ -79,18 +81,9 @@ def print_trace(data: dict) -> None:
             console.print("    " + verdict_text(v))
     for b in data["backtracks"]:
         console.print(f"{b.get('kind') or 'backtrack'} {b['from_step']} -> {b['to_step']}: {b['reason']}")
-    for p in data.get("plans") or []:  # versions of a whole plan that a method revises
-        origin = "" if p.get("parent_version") is None else ", from v" + str(p["parent_version"])
-        console.print(f"plan v{p['version']} ({p.get('arm') or 'draft'}{origin}): "
-                      + " -> ".join(f"{a} [{r or '?'}: {e or '?'}]" for a, r, e in
-                                    zip(p["actions"] or [], p["relations"] or [], p["expected"] or [])))
-    for k in data.get("constraints") or []:  # atomic constraints of a plan grounded one by one
-        binding = ", ".join(f"{b} ({w:.2f})" for b, w in zip(k.get("binding") or [], k.get("binding_weights") or []))
-        neff = "-" if k.get("neff") is None else f"{k['neff']:.3f}"
-        console.print(f"constraint {k['index'] + 1}: {k['pattern']}  variants: {'; '.join(k.get('variants') or [])}  "
-                      f"anchors: {', '.join(k.get('anchors') or []) or '-'}  {k['state']}"
-                      f"{' (' + k['source'] + ')' if k.get('source') else ''} N_eff={neff}  "
-                      f"{k.get('variable') or ''} = {binding or '-'}")
+    for section in sections_for(run.get("method"), methods):  # what the run's method declares it shows
+        for line in section.text(data.get(section.key) or []):
+            console.print(line)
 
 
 def print_run_list(rows: list[dict]) -> None:

@@ -20,7 +20,6 @@ from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
 from kgtool.reason.trace import TraceRecorder, candidate_row
-from kgtool.retrieve.passages import PassageRetriever
 
 
 @dataclass(frozen=True)
@@ -51,8 +50,7 @@ class Bm25Reader:
         return self.settings.as_dict()
 
     def run(self, ctx: RunContext, question: str) -> Outcome:
-        hits = PassageRetriever(ctx.db, registry=ctx.kg.scorers).retrieve(ctx.session, question, ctx.scope,
-                                                                          self.passages)
+        hits = steps.retrieve_passages(ctx, question, self.passages)
         spans = rank_spans(hits[:1], asked=[question], known=[], question=question,
                            link_mentions=ctx.kg.catalog.link_mentions)
         answer = spans[0].text if spans else None

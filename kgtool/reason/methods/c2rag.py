@@ -47,9 +47,10 @@ from kgtool.reason.agents.c2rag_base import (
 )
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
+from kgtool.reason.recorders.c2rag import CONSTRAINTS, C2ragRecorder
 from kgtool.reason.taxonomy import C2ragError
 from kgtool.reason.trace import TraceRecorder, candidate_row, new_id
-from kgtool.retrieve.passages import PassageRetriever, lucene_query
+from kgtool.retrieve.passages import lucene_query
 from kgtool.retrieve.scoring import RelationSimilarityScorer, token_coverage
 
 
@@ -102,6 +103,7 @@ class C2Rag:
     """C2RAG: constraint plan, anchored retrieval, N_eff sufficiency, binding, textual recovery."""
 
     taxonomy = C2ragError
+    trace_sections = (CONSTRAINTS,)
 
     Config = C2RagConfig
 
@@ -129,9 +131,7 @@ class C2Rag:
         plan: ConstraintPlan = ctx.role("c2rag_planner").plan(question, self.relation_variants)
         for c in plan.constraints:
             c.id = new_id("constraint")
-        if plan.constraints:
-            ctx.db.run_in(ctx.session, "c2rag/create_constraints", run_id=ctx.run_id,
-                          constraints=[c.as_row(plan.target) for c in plan.constraints])
+        C2ragRecorder(ctx).create([c.as_row(plan.target) for c in plan.constraints])
         self._rerank = build_reranker(ctx, self.reranker)
         self._relsim = RelationSimilarityScorer(ctx.kg.embedder)
         reader = ctx.role("c2rag_reader")
@@ -191,16 +191,12 @@ class C2Rag:
         hop = HopState(row["id"], c.index + 1, text, row["entity_id"], row["entity"], chosen, answer_id, answer)
         steps.record(ctx, pending, [hop])
         g.neff = hop.neff
-        stored = ctx.db.run_in(ctx.session, "c2rag/step_candidates", step_id=hop.step_id)[0]
+        stored = C2ragRecorder(ctx).checked(hop.step_id)
         props = {"state": hop.state, "source": None, "neff": hop.neff, "variable": g.variable,
                  "anchors": [a.name for a in anchors]}
         if stored["state"] == "resolved":
             g.state, g.hop = "resolved", hop
-            for cand in stored["candidates"]:
-                other_id, other = _other_end(cand, anchor_ids, want)
-                if other_id:
-                    v = g.values.setdefault(other_id, Value(other_id, other, 0.0, other_id))
-                    v.weight += float(cand["p"] or 0.0)
+            _induce(g, stored["candidates"], anchor_ids, want)
             g.evidence = self._fact_evidence(ctx, [cand["id"] for cand in stored["candidates"]])
             props.update(state="resolved", source="graph")
             self._update(ctx, g, props, [{"step_id": hop.step_id, "phase": "structural"}])
@@ -228,11 +224,7 @@ class C2Rag:
                                                     f"{text}: no recovered passage answers it"), c.index + 1)
         # neither source is sufficient: carry the ambiguous graph candidates as a weak binding, marked so
         g.state, g.hop = "unresolved", hop if chosen is not None else None
-        for cand in stored["candidates"]:
-            other_id, other = _other_end(cand, anchor_ids, want)
-            if other_id:
-                v = g.values.setdefault(other_id, Value(other_id, other, 0.0, other_id))
-                v.weight += float(cand["p"] or 0.0)
+        _induce(g, stored["candidates"], anchor_ids, want)
         props.update(state="unresolved", source="graph" if g.values else None)
         self._update(ctx, g, props, step_links)
         return g
@@ -252,7 +244,7 @@ class C2Rag:
     def _match(self, ctx: RunContext, surface: str) -> list[Value]:
         """Anchor matching: S_tok (token coverage) plus string similarity over full-text proposals."""
         query = lucene_query(surface)
-        rows = ctx.db.run_in(ctx.session, "c2rag/anchor_candidates", query=query, limit=25) if query else []
+        rows = steps.entity_candidates(ctx, query, 25)
         linked = ctx.link(surface)
         scored: dict[str, Value] = {}
         target = normalize(surface)
@@ -266,7 +258,7 @@ class C2Rag:
             if score > 0:
                 scored[r["entity_id"]] = Value(r["entity_id"], r["name"], score, r["entity_id"])
         if linked and linked not in scored:
-            scored[linked] = Value(linked, ctx.kg.catalog.entity_name(linked), 1.0, linked)
+            scored[linked] = Value(linked, steps.entity_name(ctx, linked), 1.0, linked)
         return sorted(scored.values(), key=lambda v: (-v.weight, v.name))[: self.anchors]
 
     def _candidates(self, ctx: RunContext, question: str, c: Constraint, text: str, anchors: list[Value],
@@ -305,8 +297,7 @@ class C2Rag:
         """Textual recovery: passages for the constraint, reranked, top K_t, recorded; the reader's answer."""
         known = [a.name for a in anchors[:1]] or [t for t in (c.head, c.tail) if not is_variable(t)]
         query = " ".join([*known, *(c.variants or [c.relation]), question])
-        retriever = PassageRetriever(ctx.db, registry=ctx.kg.scorers)
-        pool = retriever.retrieve(ctx.session, query, ctx.scope, self.passage_pool)
+        pool = steps.retrieve_passages(ctx, query, self.passage_pool)
         if not pool:
             return None
         z = self._rerank.score(question, text, c.variants or [c.relation], pool)
@@ -332,13 +323,13 @@ class C2Rag:
         rhop = HopState(row["id"], c.index + 1, text, entity_id, entity, None, answer_id, answer)
         steps.record(ctx, pending, [rhop])
         if hop is not None:
-            ctx.db.run_in(ctx.session, "c2rag/link_recovery", old_step_id=hop.step_id, new_step_id=rhop.step_id,
-                          kind="fallback", reason=f"N_eff={_fmt(hop.neff)} > gamma={self.gamma}: textual recovery")
+            C2ragRecorder(ctx).recovery(hop.step_id, rhop.step_id,
+                                        f"N_eff={_fmt(hop.neff)} > gamma={self.gamma}: textual recovery")
         evidence = [h.text for h, _ in top]
         if not answer:
             return rhop, None, evidence
         key = answer_id or "text:" + normalize(answer)
-        name = ctx.kg.catalog.entity_name(answer_id) if answer_id else answer
+        name = steps.entity_name(ctx, answer_id) if answer_id else answer
         return rhop, Value(key, name, 1.0, answer_id), evidence
 
     def _recover_answer(self, ctx: RunContext, question: str, plan: ConstraintPlan, groundings: list[Grounding],
@@ -401,18 +392,15 @@ class C2Rag:
                              "steps": [],
                              "binds": [{"entity_id": v.entity_id, "variable": var, "weight": v.weight}
                                        for v in ranked if v.entity_id]})
-        if rows:
-            ctx.db.run_in(ctx.session, "c2rag/update_constraints", run_id=ctx.run_id, rows=rows)
+        C2ragRecorder(ctx).update(rows)
 
     def _update(self, ctx: RunContext, g: Grounding, props: dict, step_links: list[dict] | None = None) -> None:
-        ctx.db.run_in(ctx.session, "c2rag/update_constraints", run_id=ctx.run_id,
-                      rows=[{"id": g.constraint.id, "props": props, "steps": step_links or [], "binds": None}])
+        C2ragRecorder(ctx).update([{"id": g.constraint.id, "props": props, "steps": step_links or [],
+                                    "binds": None}])
 
     def _fact_evidence(self, ctx: RunContext, fact_ids: list[str]) -> list[str]:
         """The resolved constraint's facts as text: their source passages, else their evidence sentences."""
-        rows = ctx.db.run_in(ctx.session, "c2rag/fact_passages", fact_ids=fact_ids)
-        texts = list(dict.fromkeys(r["text"] for r in rows if r["text"]))
-        return texts
+        return C2ragRecorder(ctx).fact_texts(fact_ids)
 
     # ------------------------------------------------------------------ answer
     def _finish(self, ctx: RunContext, question: str, plan: ConstraintPlan, done: dict, bindings: dict,
@@ -455,6 +443,15 @@ class C2Rag:
                                       f"grounded; answer from {target or 'no placeholder'}")
         return Outcome(chain, status, 0, [c.pattern for c in plan.constraints],
                        final_verdict=(last, verdict, len(plan.constraints) + 1), answer=answer, answer_id=answer_id)
+
+
+def _induce(g: Grounding, candidates: list[dict], anchor_ids: set[str], want: str) -> None:
+    """E_i(v): add each stored candidate's induced end to the grounding's values, weighted by its p."""
+    for cand in candidates:
+        other_id, other = _other_end(cand, anchor_ids, want)
+        if other_id:
+            v = g.values.setdefault(other_id, Value(other_id, other, 0.0, other_id))
+            v.weight += float(cand["p"] or 0.0)
 
 
 def _other_end(cand: dict, anchor_ids: set[str], want: str) -> tuple[str | None, str | None]:

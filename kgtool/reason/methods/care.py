@@ -59,9 +59,7 @@ class Care:
 
     def run(self, ctx: RunContext, question: str) -> Outcome:
         plan = ctx.agents.planner.plan(question)
-        if plan.topic_id is None and plan.topic:
-            plan.topic_id = ctx.link(plan.topic)
-        if plan.topic_id is None:
+        if steps.link_topic(ctx, plan) is None:
             # nothing to start from: no hop, no critic round on an empty chain; the runner says why
             return Outcome([], "no_answer", 0, list(plan.subquestions))
         chain, links = self._forward(ctx, plan, [], 0) if plan.subquestions else ([], [])

@@ -35,18 +35,17 @@ the controller never steps in.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kgtool.core.configs import PartConfig, setting
 from kgtool.core.types import PLACEHOLDER, CandidateFact, Plan, Verdict
 from kgtool.errors import ConfigError
 from kgtool.reason import steps
-from kgtool.reason.agents.reagent_base import Claim, Conflict
+from kgtool.reason.agents.reagent_base import Conflict
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
+from kgtool.reason.recorders.reagent import SECTIONS, Claims, ReagentLedger
 from kgtool.reason.taxonomy import ReagentError
-from kgtool.reason.trace import TraceRecorder, candidate_row, new_id
 
 EXECUTION = "retriever,verifier,assembler"
 
@@ -75,97 +74,12 @@ class ReAgentNoBacktrackConfig(ReAgentConfig):
     backtrack: bool = setting(False, "backtrack locally and roll back globally on conflicts (off: the ablation)")
 
 
-@dataclass
-class _Ledger:
-    """One answer's time step and the rows not yet written (written by `flush`, one statement).
-
-    Assertions, messages and checkpoints wait here until the loop next reads
-    the ledger (conflicts, claims, a rollback) or ends: every read flushes
-    first, so what it sees is what the agents said, in one round trip instead
-    of one per assertion or checkpoint. A checkpoint written late holds the
-    same assertions: those accepted at its time step, and only a rollback,
-    which flushes first, ever retracts one.
-    """
-
-    ctx: RunContext
-    t: int = 0
-    assertions: list[dict] = field(default_factory=list)
-    messages: list[dict] = field(default_factory=list)
-    pending_checkpoints: list[dict] = field(default_factory=list)
-    checkpoints: list[tuple[int, str, str]] = field(default_factory=list)  # global: (t, id, label)
-    local: dict[str, str] = field(default_factory=dict)  # agent -> its last checkpoint id
-    rounds: int = 0
-
-    def tick(self) -> int:
-        self.t += 1
-        return self.t
-
-    def claim(self, agent: str, kind: str, *, hop: int | None = None, slot: str | None = None,
-              value: str | None = None, value_id: str | None = None, text: str = "",
-              evidence: CandidateFact | None = None, step_id: str | None = None) -> str:
-        claim_id = new_id("assert")
-        self.assertions.append({
-            "id": claim_id, "t": self.tick(), "agent": agent, "kind": kind, "hop": hop, "slot": slot, "value": value,
-            "value_id": value_id, "text": text[:500], "step_id": step_id,
-            "evidence_id": evidence.id if evidence is not None else None,
-            "evidence_kind": evidence.kind if evidence is not None else None})
-        return claim_id
-
-    def say(self, type_: str, sender: str, receiver: str, content: str, about: str | None = None) -> None:
-        self.messages.append({"id": new_id("msg"), "t": self.tick(), "type": type_, "sender": sender,
-                              "receiver": receiver, "content": content[:500], "assertion_id": about})
-
-    def flush(self, *, conflicts: bool = False) -> list[dict]:
-        """Write what is pending; with `conflicts`, also read the conflicts that now hold (same statement)."""
-        if not (conflicts or self.assertions or self.messages or self.pending_checkpoints):
-            return []
-        rows = self.ctx.db.run_in(self.ctx.session, "reagent/record", run_id=self.ctx.run_id,
-                                  assertions=self.assertions, messages=self.messages,
-                                  checkpoints=self.pending_checkpoints, with_conflicts=conflicts,
-                                  **self.ctx.scope.params())
-        self.assertions, self.messages, self.pending_checkpoints = [], [], []
-        return rows[0]["conflicts"] if rows else []
-
-    def checkpoint(self, label: str, agent: str | None = None) -> str:
-        checkpoint_id = new_id("checkpoint")
-        t = self.tick()
-        self.pending_checkpoints.append({"id": checkpoint_id, "t": t, "agent": agent, "label": label})
-        if agent is None:
-            self.checkpoints.append((t, checkpoint_id, label))
-        else:
-            self.local[agent] = checkpoint_id
-        return checkpoint_id
-
-    def conflicts(self) -> list[Conflict]:
-        return [Conflict.from_row(r) for r in self.flush(conflicts=True)]
-
-    def claims(self) -> list[Claim]:
-        self.flush()
-        return [Claim.from_row(r) for r in self.ctx.db.run_in(self.ctx.session, "reagent/assertions",
-                                                              run_id=self.ctx.run_id)]
-
-    def rollback(self, *, kind: str, checkpoint_id: str, conflict: Conflict | None, reason: str,
-                 agent: str | None = None, conflict_ids: list[str] | None = None) -> list[dict]:
-        """Retract what came after the checkpoint (one agent's assertions, or everyone's); the retracted rows."""
-        self.flush()
-        rows = self.ctx.db.run_in(
-            self.ctx.session, "reagent/rollback", run_id=self.ctx.run_id, rollback_id=new_id("rollback"), kind=kind,
-            agent=agent, t=self.tick(), checkpoint_id=checkpoint_id,
-            conflict_ids=conflict_ids if conflict_ids is not None else (conflict.assertion_ids if conflict else []),
-            conflict_kind=conflict.kind if conflict else None, reason=reason[:500])
-        return rows[0]["retracted"] if rows else []
-
-    def checkpoint_before(self, t: int) -> tuple[int, str, str]:
-        """The last global checkpoint taken before time step t."""
-        before = [c for c in self.checkpoints if c[0] < t]
-        return before[-1] if before else self.checkpoints[0]
-
-
 class ReAgent:
     """ReAgent: decomposer, retriever, verifier with local backtracking, assembler, supervisor with global
     rollback, controller; every assertion, checkpoint, rollback and message stored on the Run."""
 
     taxonomy = ReagentError
+    trace_sections = SECTIONS  # assertions, rollbacks, messages
 
     Config = ReAgentConfig
 
@@ -184,7 +98,7 @@ class ReAgent:
 
     # ------------------------------------------------------------------ the loop
     def run(self, ctx: RunContext, question: str) -> Outcome:
-        ledger = _Ledger(ctx)
+        ledger = ReagentLedger(ctx)
         state = _State()
         ledger.checkpoint("start")
         plan = self._plan(ctx, ledger, ctx.role("reagent_decomposer").decompose(question))
@@ -209,13 +123,13 @@ class ReAgent:
             ledger.say("reject", "assembler", "supervisor", reason)
             verdict = Verdict(False, assembly.failed_hop or (conflicts[-1].hop if conflicts else None), error_type,
                               reason)
-            if not self.backtrack or state.out_of_steps(ctx, self.max_steps):
+            if not self.backtrack or not steps.room(ctx, self.max_steps):
                 answer = assembly.answer if complete else None
                 return self._finish(ctx, ledger, state, plan, chain, "unverified" if answer else "no_answer", answer,
                                     chain[-1].answer_id if answer else None, verdict)
             state.conflicts += 1
             ctx.trace.verdict(chain[-1].step_id if chain else state.last_step_id, verdict, ledger.rounds)
-            decision = ctx.role("reagent_supervisor").decide(question, conflicts, _Claims(ledger))
+            decision = ctx.role("reagent_supervisor").decide(question, conflicts, Claims(ledger))
             if decision.rollback and decision.conflict is not None and state.conflicts <= self.controller_after:
                 rolled = self._global_rollback(ctx, ledger, state, chain, decision.conflict, decision.summary)
                 if rolled is not None:
@@ -248,7 +162,7 @@ class ReAgent:
                                             has_branch=bool(state.branches))
                 ledger.say("inform", "controller", move.target or "all", f"{move.kind}: {move.rationale}")
             if move.kind in ("override", "challenge") and state.branches:
-                best = self._best_branch(ctx, state.branches)
+                best = self._best_branch(ledger, state.branches)
                 return self._finish(ctx, ledger, state, plan, best, "unverified", best[-1].answer, best[-1].answer_id,
                                     Verdict(False, verdict.failed_hop, error_type, f"override after {reason}"),
                                     agent="controller")
@@ -259,9 +173,8 @@ class ReAgent:
                                 Verdict(False, verdict.failed_hop, error_type, f"disclaimed after {reason}"))
 
     # ------------------------------------------------------------------ decomposition
-    def _plan(self, ctx: RunContext, ledger: _Ledger, plan: Plan) -> Plan:
-        if plan.topic_id is None and plan.topic:
-            plan.topic_id = ctx.link(plan.topic)
+    def _plan(self, ctx: RunContext, ledger: ReagentLedger, plan: Plan) -> Plan:
+        steps.link_topic(ctx, plan)
         for i, sub in enumerate(plan.subquestions, start=1):
             claim = ledger.claim("decomposer", "subquestion", hop=i, slot=f"q{i}", value=sub, text=sub)
             ledger.say("assert", "decomposer", EXECUTION, sub, about=claim)
@@ -270,13 +183,13 @@ class ReAgent:
         return plan
 
     # ------------------------------------------------------------------ execution layer
-    def _forward(self, ctx: RunContext, ledger: _Ledger, state: "_State", plan: Plan,
+    def _forward(self, ctx: RunContext, ledger: ReagentLedger, state: "_State", plan: Plan,
                  chain: list[HopState]) -> tuple[list[HopState], bool]:
         """Hops len(chain).. of the plan, each verified (with local backtracking) and checkpointed.
 
         The flag tells whether it stopped at a gap (a hop with nothing verifiable)."""
         while len(chain) < len(plan.subquestions):
-            if state.out_of_steps(ctx, self.max_steps):
+            if not steps.room(ctx, self.max_steps):
                 break
             index = len(chain)
             entity_id, entity = (plan.topic_id, plan.topic or "") if index == 0 else (chain[-1].answer_id,
@@ -294,13 +207,13 @@ class ReAgent:
             ledger.checkpoint(f"hop {hop.hop}")
         return chain, False
 
-    def _select(self, ctx: RunContext, ledger: _Ledger, state: "_State", plan: Plan, index: int, query: str,
+    def _select(self, ctx: RunContext, ledger: ReagentLedger, state: "_State", plan: Plan, index: int, query: str,
                 entity_id: str | None, entity: str, prev_step_id: str | None) -> HopState:
         """Retriever and verifier on one sub-question: graph facts first, passages read as links if none passes."""
         verifier = ctx.role("reagent_verifier")
         hints = plan.hop_hints(index)
         # read from the ledger only if the verifier looks at them (the offline one does not)
-        verified = _Claims(ledger, lambda c: c.kind == "fact" and c.status == "accepted")
+        verified = Claims(ledger, lambda c: c.kind == "fact" and c.status == "accepted")
         ranked = steps.retrieve_hop(ctx, query, entity_id, self.top_k)
         judgements = verifier.verify(query, entity, ranked, hints=hints, verified=verified) if ranked else []
         chosen = steps.best_passing(ranked, judgements)
@@ -314,17 +227,14 @@ class ReAgent:
             ranked, judgements, source = ranked + text_ranked, judgements + text_judged, "graph and text"
         ledger.say("inform", "retriever", "verifier", f"{len(ranked)} pieces of evidence ({source}) for: {query}")
         answer_id, answer = chosen.answer_from(entity_id) if chosen is not None else (None, None)
-        candidates = [candidate_row(c, score=j.score, passes=j.passes, extra_scores={"verifier": j.score})
-                      for c, j in zip(ranked, judgements)]
-        row = TraceRecorder.step_row(hop=index + 1, query=query, entity_id=entity_id, entity=entity, gamma=ctx.gamma,
-                                     prev_step_id=prev_step_id, candidates=candidates, chosen=chosen,
-                                     answer_id=answer_id, answer=answer)
-        hop = HopState(row["id"], index + 1, query, entity_id, entity, chosen, answer_id, answer)
-        steps.record(ctx, [row], [hop])
+        pending: list[dict] = []
+        hop = steps.judged_step(ctx, pending, index, query, entity_id, entity, prev_step_id, ranked, judgements,
+                                chosen, answer_id, answer, judge="verifier")
+        steps.record(ctx, pending, [hop])
         state.last_step_id = hop.step_id
         return hop
 
-    def _settle(self, ctx: RunContext, ledger: _Ledger, state: "_State", hop: HopState,
+    def _settle(self, ctx: RunContext, ledger: ReagentLedger, state: "_State", hop: HopState,
                 chain: list[HopState]) -> HopState | None:
         """The verifier asserts the hop's fact; on a conflict with it, a local rollback and the next candidate."""
         for attempt in range(self.local_retries + 1):
@@ -353,7 +263,7 @@ class ReAgent:
                 ledger.claim("assembler", "partial_answer", hop=hop.hop, slot=f"hop{hop.hop}", value=hop.answer,
                              value_id=hop.answer_id, text=hop.query, evidence=hop.fact, step_id=hop.step_id)
                 return hop
-            if attempt == self.local_retries or state.out_of_steps(ctx, self.max_steps):
+            if attempt == self.local_retries or not steps.room(ctx, self.max_steps):
                 break
             ledger.rollback(kind="local", agent="verifier", checkpoint_id=ledger.local["verifier"], conflict=clash,
                             reason=f"{clash.kind}: {clash.detail}")
@@ -368,18 +278,13 @@ class ReAgent:
                 reason: str) -> HopState:
         """A revision of a hop's step (its pool carried over, its choice discarded): the next stored candidate."""
         prev = chain[old.hop - 2].step_id if old.hop > 1 and len(chain) >= old.hop - 1 else None
-        step_id = ctx.trace.revise(old_step_id=old.step_id, from_step_id=state.last_step_id or old.step_id,
-                                   prev_step_id=prev, kind=kind, reason=reason)
-        state.revisions += 1
-        fact = ctx.trace.next_candidate(step_id)
-        answer_id, answer = fact.answer_from(old.entity_id) if fact is not None else (None, None)
-        ctx.trace.set_answer(step_id, chosen=fact, answer_id=answer_id, answer=answer, generated=False)
-        state.last_step_id = step_id
-        return HopState(step_id, old.hop, old.query, old.entity_id, old.entity, fact, answer_id, answer, False,
-                        old.neff, old.state)
+        hop = steps.reselect(ctx, old, chain_end_step_id=state.last_step_id or old.step_id, prev_step_id=prev,
+                             reason=reason, kind=kind, fallback=False)
+        state.last_step_id = hop.step_id
+        return hop
 
     # ------------------------------------------------------------------ supervisory layer
-    def _global_rollback(self, ctx: RunContext, ledger: _Ledger, state: "_State", chain: list[HopState],
+    def _global_rollback(self, ctx: RunContext, ledger: ReagentLedger, state: "_State", chain: list[HopState],
                          conflict: Conflict, summary: str) -> tuple[list[HopState], bool] | None:
         """Roll every agent back to the last checkpoint before the culprit and retry the culprit's hop.
 
@@ -403,7 +308,7 @@ class ReAgent:
         ledger.checkpoint(f"hop {hop.hop}")
         return [*kept, hop], False
 
-    def _replan_rollback(self, ledger: _Ledger, state: "_State", reason: str) -> None:
+    def _replan_rollback(self, ledger: ReagentLedger, state: "_State", reason: str) -> None:
         """A challenged decomposition replaced: every agent goes back to the start."""
         plan_claims = [c.id for c in ledger.claims() if c.kind == "subquestion" and c.status == "accepted"]
         ledger.rollback(kind="global", checkpoint_id=ledger.checkpoints[0][1], conflict=None, reason=reason,
@@ -411,16 +316,15 @@ class ReAgent:
         del ledger.checkpoints[1:]  # the old plan's checkpoints hold nothing the new plan can go back to
         state.backtracks += 1
 
-    def _best_branch(self, ctx: RunContext, branches: list[list[HopState]]) -> list[HopState]:
+    def _best_branch(self, ledger: ReagentLedger, branches: list[list[HopState]]) -> list[HopState]:
         """The completed branch whose evidence has the most sources behind it (the latest on ties)."""
-        ids = list({h.fact.id for b in branches for h in b if h.fact is not None})
-        support = {r["id"]: r["support"] for r in ctx.db.run_in(ctx.session, "reagent/support", ids=ids)} if ids else {}
+        support = ledger.support(list({h.fact.id for b in branches for h in b if h.fact is not None}))
         scored = [(sum(support.get(h.fact.id, 0) for h in b if h.fact is not None), i, b)
                   for i, b in enumerate(branches)]
         return max(scored, key=lambda s: (s[0], s[1]))[2]
 
     # ------------------------------------------------------------------ the end
-    def _finish(self, ctx: RunContext, ledger: _Ledger, state: "_State", plan: Plan, chain: list[HopState],
+    def _finish(self, ctx: RunContext, ledger: ReagentLedger, state: "_State", plan: Plan, chain: list[HopState],
                 status: str, answer: str | None, answer_id: str | None, verdict: Verdict,
                 agent: str = "assembler") -> Outcome:
         if answer is not None:
@@ -445,37 +349,9 @@ class ReAgentNoBacktrack(ReAgent):
 class _State:
     conflicts: int = 0
     backtracks: int = 0
-    revisions: int = 0
     challenged: bool = False
     last_step_id: str | None = None
     branches: list[list[HopState]] = field(default_factory=list)
-
-    def out_of_steps(self, ctx: RunContext, limit: int) -> bool:
-        """Would one more step pass the method's limit or the run's budget?"""
-        used = ctx.budget.steps + self.revisions
-        budget = ctx.budget.max_steps
-        return used + 1 > limit or (budget is not None and ctx.budget.steps + 1 > budget)
-
-
-class _Claims(Sequence):
-    """The ledger's assertions (those `keep` accepts), read from the graph on first use: an agent that
-    never looks at them (the offline verifier and supervisor) costs no round trip."""
-
-    def __init__(self, ledger: _Ledger, keep=lambda claim: True):
-        self._ledger = ledger
-        self._keep = keep
-        self._claims: list[Claim] | None = None
-
-    def _read(self) -> list[Claim]:
-        if self._claims is None:
-            self._claims = [c for c in self._ledger.claims() if self._keep(c)]
-        return self._claims
-
-    def __getitem__(self, index):
-        return self._read()[index]
-
-    def __len__(self) -> int:
-        return len(self._read())
 
 
 def _distinct(links: list[CandidateFact]) -> list[CandidateFact]:

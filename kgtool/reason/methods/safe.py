@@ -29,9 +29,9 @@ from kgtool.reason import steps
 from kgtool.reason.agents.safe_base import Feedback, Proposal, StepTask, StepView, part_question
 from kgtool.reason.context import BudgetExhausted, HopState, RunContext
 from kgtool.reason.methods.base import Outcome
+from kgtool.reason.recorders.safe import SafeRecorder
 from kgtool.reason.taxonomy import SafeError
 from kgtool.reason.trace import TraceRecorder, candidate_row
-from kgtool.retrieve.hop import candidate_from_row
 
 FEEDBACK_FAMILIES = ("same", "offline", "llm")
 
@@ -79,9 +79,7 @@ class Safe:
     # ------------------------------------------------------------------ the loop
     def run(self, ctx: RunContext, question: str) -> Outcome:
         plan = ctx.agents.planner.plan(question)
-        if plan.topic_id is None and plan.topic:
-            plan.topic_id = ctx.link(plan.topic)
-        if plan.topic_id is None:
+        if steps.link_topic(ctx, plan) is None:
             # nothing to start from: no step judged "for ''"; the runner says why
             return Outcome([], "no_answer", 0, list(plan.subquestions))
         generator = ctx.role("safe_generator")
@@ -134,8 +132,7 @@ class Safe:
         rejected: set[str] = set()
         for attempt in range(self.max_retries + 1):
             if attempt:
-                rejected = {r["fact_id"] for r in ctx.db.run_in(ctx.session, "safe/rejected_facts",
-                                                                 run_id=ctx.run_id, hop=number)}
+                rejected = SafeRecorder(ctx).rejected_facts(number)
             task = StepTask(question, plan, part, subq, entity_id, entity, pool, kept, feedback, rejected, force)
             proposal = generator.propose(task)
             step = self._write(ctx, proposal, number, attempt, subq or question, entity_id, entity, pool,
@@ -179,34 +176,16 @@ class Safe:
                                      gamma=self.gamma, prev_step_id=prev_step_id, candidates=candidates,
                                      chosen=proposal.fact, answer_id=proposal.answer_id, answer=proposal.answer,
                                      generated=proposal.kind == "logical", kind=proposal.kind)
-        if charge:
-            hop = HopState(row["id"], number, query, entity_id, entity, proposal.fact, proposal.answer_id,
-                           proposal.answer)
-            steps.record(ctx, [row], [hop])
-        else:
-            ctx.trace.record_steps([row])
+        hop = HopState(row["id"], number, query, entity_id, entity, proposal.fact, proposal.answer_id,
+                       proposal.answer)
+        steps.record_one(ctx, row, hop, charge=charge)
+        record = SafeRecorder(ctx)
         if proposal.fact is None:
-            ctx.db.run_in(ctx.session, "safe/set_step_evidence", step_id=row["id"],
-                          statement=proposal.statement or None, evidence=proposal.evidence or None)
+            record.statement(row["id"], proposal.statement or None, proposal.evidence or None)
         if rejected is not None and feedback is not None:
-            kind = "reselect" if proposal.fact is not None else "fallback"
-            ctx.db.run_in(ctx.session, "safe/link_retry", old_step_id=rejected.step_id, new_step_id=row["id"],
-                          kind=kind, reason=feedback.as_text()[:500])
-        return self._read(ctx, row["id"])
-
-    @staticmethod
-    def _read(ctx: RunContext, step_id: str) -> StepView:
-        (r,) = ctx.db.run_in(ctx.session, "safe/trajectory", step_ids=[step_id])
-        fact = candidate_from_row(r) if r["fact_id"] else None
-        if fact is not None:
-            fact.direction = "in" if r["tail_id"] == r["entity_id"] and r["head_id"] != r["entity_id"] else "out"
-        return StepView(r["step_id"], r["kind"], r["hop"], r["query"], r["entity_id"], r["entity"] or "",
-                        r["answer_id"], r["answer"], fact, r["evidence"] or "", r["generated"], r["attempt"],
-                        r["neff"], r["state"] or "")
+            record.retry(rejected.step_id, row["id"], kind="reselect" if proposal.fact is not None
+                               else "fallback", reason=feedback.as_text())
+        return record.attempt(row["id"])
 
     def _feedback_role(self, ctx: RunContext):
-        if self.feedback == "same" or self.feedback == ctx.agents.kind:
-            return ctx.role("safe_feedback")
-        from kgtool.reason.agents.factory import ROLES
-
-        return ROLES.create(f"{self.feedback}.safe_feedback", ctx)
+        return ctx.role("safe_feedback", None if self.feedback == "same" else self.feedback)

@@ -53,9 +53,9 @@ from kgtool.reason.agents.vog_base import (
 )
 from kgtool.reason.context import BudgetExhausted, HopState, RunContext
 from kgtool.reason.methods.base import Outcome
+from kgtool.reason.recorders.vog import PLANS, VogRecorder
 from kgtool.reason.taxonomy import VogError
-from kgtool.reason.trace import TraceRecorder, candidate_row, new_id
-from kgtool.retrieve.hop import read_pools
+from kgtool.reason.trace import TraceRecorder, candidate_row
 
 @dataclass(frozen=True)
 class VogConfig(PartConfig):
@@ -97,10 +97,6 @@ class VogConfig(PartConfig):
 T = TypeVar("T")
 
 
-class BudgetSpent(Exception):
-    """The answer used up its agent calls or steps; the loop ends with what it has."""
-
-
 @dataclass
 class _Executed:
     """One run of a plan step: what it retrieved, what it chose, what the verifier said."""
@@ -123,10 +119,11 @@ class _Candidate:
 
 @dataclass
 class _State:
-    """One answer's counters; the reasoning state itself is in the graph."""
+    """One answer's counters; the reasoning state itself is in the graph (through `record`)."""
 
+    ctx: RunContext
     call_budget: int
-    calls: int = 0
+    record: VogRecorder
     versions: int = 0
     revisions: int = 0
     rounds: int = 0
@@ -137,16 +134,14 @@ class _State:
 
     def call(self, fn: Callable[[], T]) -> T:
         """One agent call, charged to the answer's call budget."""
-        if self.calls >= self.call_budget:
-            raise BudgetSpent()
-        self.calls += 1
-        return fn()
+        return steps.agent_call(self.ctx, self.call_budget, fn)
 
 
 class Vog:
     """VoG: plan, verify each step on the graph, revise with a UCB bandit over local/lookahead/global context."""
 
     taxonomy = VogError
+    trace_sections = (PLANS,)
 
     Config = VogConfig
 
@@ -172,10 +167,9 @@ class Vog:
 
     # ------------------------------------------------------------------ the loop
     def run(self, ctx: RunContext, question: str) -> Outcome:
-        state = _State(self.call_budget)
+        state = _State(ctx, self.call_budget, VogRecorder(ctx))
         plan = state.call(lambda: self.draft_plan(ctx, question))
-        if plan.topic_id is None and plan.topic:
-            plan.topic_id = ctx.link(plan.topic)
+        steps.link_topic(ctx, plan)
         version = self._store_plan(ctx, state, plan, parent=None, arm=None, reason="initial plan")
         chain: list[_Executed] = []
         try:
@@ -193,7 +187,7 @@ class Vog:
                 if done.observation.chosen is None:
                     break  # a dead end nothing got past
                 i += 1
-        except (BudgetSpent, BudgetExhausted):  # VoG's own budgets, or the run-wide max_steps setting
+        except BudgetExhausted:  # VoG's own budgets, or the run-wide max_steps setting
             state.unverified = True
         return self._outcome(ctx, state, plan, chain)
 
@@ -205,8 +199,8 @@ class Vog:
     def _execute(self, ctx: RunContext, state: _State, question: str, plan: VogPlan, version: int, index: int,
                  chain: list[_Executed]) -> _Executed:
         """Retrieve, record and verify step `index` of `plan` after `chain[:index]`."""
-        if ctx.budget.steps >= self.step_budget:
-            raise BudgetSpent()
+        if not steps.room(ctx, self.step_budget):
+            raise BudgetExhausted(f"vog: the answer recorded its {self.step_budget} steps")
         step = plan.steps[index]
         prev = chain[index - 1].hop if index else None
         entity_id = prev.answer_id if prev else plan.topic_id
@@ -266,12 +260,8 @@ class Vog:
         verdict = Verdict(check.consistent, None if check.consistent else index + 1, check.error_type,
                           check.reason[:500], guidance=check.revised_observation or "")
         verdict_id = ctx.trace.verdict(hop.step_id, verdict, state.rounds)
-        ctx.db.run_in(ctx.session, "vog/annotate_verification", run_id=ctx.run_id, verdict_id=verdict_id,
-                      step_id=hop.step_id, plan_version=version, confidence=float(check.confidence),
-                      repeated=bool(check.repeated), revised_observation=check.revised_observation,
-                      checks={f"check_{k}": float(v) for k, v in check.checks.items()}, width=obs.width,
-                      relation_entropy=float(obs.entropy), relations=len(obs.relations),
-                      selected=[f"{o.label} ({o.direction})" for o in obs.selected])
+        state.record.verification(verdict_id=verdict_id, step_id=hop.step_id, version=version, check=check,
+                                  observation=obs)
         return check
 
     def _nli(self, plan: VogPlan, index: int, link, check: Check) -> None:
@@ -304,12 +294,10 @@ class Vog:
             if choice.arm == "lookahead":
                 context.lookahead = self._lookahead(ctx, base.observation)
             elif choice.arm == "global":
-                context.feedback = ctx.db.run_in(ctx.session, "vog/feedback", run_id=ctx.run_id, max_hop=index + 1,
-                                                 per_step=3)
+                context.feedback = state.record.feedback(max_hop=index + 1, per_step=3)
             reviser = ctx.role("vog_reviser")
             revised = state.call(partial(reviser.revise, context))
-            if revised.topic_id is None and revised.topic:
-                revised.topic_id = ctx.link(revised.topic) or base_plan.topic_id
+            steps.link_topic(ctx, revised, fallback=base_plan.topic_id)
             reason = f"{base.check.error_type}: {base.check.reason}"
             new_version = self._store_plan(ctx, state, revised, parent=base_version, arm=choice.arm, reason=reason)
             changed = _first_change(base_plan, revised)
@@ -347,7 +335,7 @@ class Vog:
     def _choose_arm(self, ctx: RunContext, state: _State, index: int, depth: int, check: Check) -> bandit.Choice:
         """UCB over the arms, with the statistics read back from this run's stored revisions."""
         stats = {r["arm"]: bandit.ArmStats(r["n"], r["reward"], r["recent"])
-                 for r in ctx.db.run_in(ctx.session, "vog/arm_stats", run_id=ctx.run_id, window=self.selector.window)}
+                 for r in state.record.arm_stats(self.selector.window)}
         return bandit.select_arm(stats, arms=self.arms, entropy=bandit.answer_entropy(state.answers), step=index + 1,
                                  expected_depth=max(1, depth), repeated=check.repeated, cfg=self.selector)
 
@@ -356,7 +344,7 @@ class Vog:
         ends = list(dict.fromkeys(obs.end(c)[0] for c in obs.candidates if obs.end(c)[0]))
         if not ends:
             return {}
-        pools, _cut = read_pools(ctx.db, ctx.session, ends, ctx.scope, per_group=1)
+        pools = steps.neighbour_pools(ctx, ends)
         out: dict[str, list[tuple[str, str, str]]] = {}
         for entity_id, facts in pools.items():
             # the way back to the current entity is no step forward
@@ -370,13 +358,7 @@ class Vog:
         version = state.versions
         state.versions += 1
         state.answers.append(plan.final_answer())
-        ctx.db.run_in(ctx.session, "vog/record_plan", run_id=ctx.run_id, plan_id=new_id("plan"), version=version,
-                      parent_version=parent, arm=arm, reason=reason[:500], topic=plan.topic,
-                      topic_id=plan.topic_id, answer=plan.final_answer(),
-                      thoughts=[s.thought for s in plan.steps], actions=[s.action for s in plan.steps],
-                      relations=[s.relation or "" for s in plan.steps],
-                      directions=[s.direction or "" for s in plan.steps],
-                      expected=[s.expected or "" for s in plan.steps])
+        state.record.plan(plan, version=version, parent=parent, arm=arm, reason=reason)
         return version
 
     def _store_revision(self, ctx: RunContext, state: _State, choice: bandit.Choice, reward: float, gain: float,
@@ -394,11 +376,10 @@ class Vog:
         first = first_new.hop.step_id if first_new is not None else None
         # the failed step is revised as the new plan's step of the same hop, when the new plan got that far
         same_hop = first_new is not None and first_new.hop.hop == base.hop.hop
-        ctx.db.run_in(ctx.session, "vog/record_revision", run_id=ctx.run_id, revision_id=new_id("revision"),
-                      revision=revision, from_version=from_version, to_version=to_version,
-                      failed_step_id=base.hop.step_id, revised_step_id=first if same_hop else None,
-                      chain_end_step_id=base.hop.step_id, first_new_step_id=first,
-                      reason=f"{choice.arm}: {base.check.error_type}: {base.check.reason}"[:500])
+        state.record.revision(revision, from_version=from_version, to_version=to_version,
+                              failed_step_id=base.hop.step_id, revised_step_id=first if same_hop else None,
+                              first_new_step_id=first,
+                              reason=f"{choice.arm}: {base.check.error_type}: {base.check.reason}")
 
     # ------------------------------------------------------------ the end
     def _outcome(self, ctx: RunContext, state: _State, plan: VogPlan, chain: list[_Executed]) -> Outcome:
