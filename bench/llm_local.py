@@ -4,7 +4,8 @@ Starts a throwaway Neo4j, ingests the dev file, and answers the first question o
 first N cases (each case sees its own edits) with each method three ways: offline agents, LLM
 agents with the reply schema sent (json_schema), and LLM agents with plain text (no
 response_format, the parse-failure baseline). Per method and way: finished runs, correct
-answers, the status mix, unusable replies, re-asks, role fallbacks, tokens per question and
+answers, the status mix, runs left open or failed, unparseable replies (not JSON of the schema's
+shape) over calls, replies refused by the content checks, re-asks, role fallbacks, tokens per question and
 latency p50, read back from the Runs in Neo4j.
 
 The LLM is the local llama-server: the one `kgtool llm serve` left running (--base-url), or one
@@ -40,10 +41,10 @@ from kgtool.eval.mquake import matches  # noqa: E402
 from kgtool.ingest.readers import read_edits  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "mquake-hard-dev.json"
-RUN_FIELDS = ("status", "tokens", "latency_ms", "llm_calls", "llm_structured_calls", "llm_unusable_replies",
+RUN_FIELDS = ("status", "tokens", "latency_ms", "llm_calls", "llm_structured_calls", "llm_unusable_replies", "llm_unparseable_replies",
               "llm_reasks", "llm_role_fallbacks", "llm_format_fallbacks", "llm_trimmed_prompts")
 HEADERS = ["method", "agents", "cases", "finished", "correct", "status mix", "runs open/failed",
-           "unusable replies", "re-asks", "role fallbacks", "tokens/q", "latency p50 (s)"]
+           "unparseable replies", "refused replies", "re-asks", "role fallbacks", "tokens/q", "latency p50 (s)"]
 
 
 def main() -> None:
@@ -86,7 +87,8 @@ def answer_all(args) -> None:
                     out.write(json.dumps(row) + "\n")
                     out.flush()
                     log(f"{method}/{way} {case.case_id}: {row['status']} correct={row['correct']} "
-                        f"{row['seconds']:.0f}s unusable={row.get('llm_unusable_replies')}")
+                        f"{row['seconds']:.0f}s calls={row.get('llm_calls')} unparseable={row.get('llm_unparseable_replies')} "
+                        f"unusable={row.get('llm_unusable_replies')} fallbacks={row.get('llm_role_fallbacks')}")
         finally:
             if server is not None:
                 server.stop()
@@ -159,7 +161,8 @@ def summarise(rows: list[dict]) -> list[list]:
             method, way, n, f"{n - statuses['error']}/{n}", f"{sum(bool(r['correct']) for r in rs)}/{n}",
             " ".join(f"{k}:{v}" for k, v in sorted(statuses.items())),
             f"{open_or_failed}/{statuses['error']}",
-            f"{total('llm_unusable_replies')}/{total('llm_calls')}" if llm else "-",
+            f"{total('llm_unparseable_replies')}/{total('llm_calls')}" if llm else "-",
+            total("llm_unusable_replies") - total("llm_unparseable_replies") if llm else "-",
             total("llm_reasks") if llm else "-",
             total("llm_role_fallbacks") if llm else "-",
             round(total("tokens") / max(1, n)),
