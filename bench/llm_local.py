@@ -59,6 +59,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per LLM call")
     parser.add_argument("--out", type=Path, default=Path("/tmp/llm_local.jsonl"))
     parser.add_argument("--report", action="store_true", help="only print the table of --out")
+    parser.add_argument("--until", default=None, help="HH:MM (local time): start no case after it")
+    parser.add_argument("--by-case", action="store_true",
+                        help="every method on a case before the next case (default: a method's cases in a row)")
     args = parser.parse_args()
 
     if not args.report:
@@ -71,7 +74,11 @@ def answer_all(args) -> None:
     methods = [m for m in args.methods.split(",") if m]
     ways = [w for w in args.ways.split(",") if w]
     done = {(r["method"], r["agents"], r["case"]) for r in load_rows(args.out)}
-    todo = [(w, m, c) for w in ways for m in methods for c in cases if (m, w, c.case_id) not in done]
+    if args.by_case:
+        todo = [(w, m, c) for w in ways for c in cases for m in methods]
+    else:
+        todo = [(w, m, c) for w in ways for m in methods for c in cases]
+    todo = [(w, m, c) for w, m, c in todo if (m, w, c.case_id) not in done]
     if not todo:
         log(f"every row is already in {args.out}")
         return
@@ -82,7 +89,10 @@ def answer_all(args) -> None:
             kg.ingest_edits(args.data, format="mquake")
             graphs = {w: kg_for(kg, w, endpoint, args.timeout) for w in ways}
             with args.out.open("a") as out:
-                for way, method, case in todo:
+                for index, (way, method, case) in enumerate(todo):
+                    if past(args.until):
+                        log(f"{args.until} reached: {len(todo) - index} row(s) not started; re-run to resume")
+                        break
                     row = answer_case(graphs[way], method, way, case)
                     out.write(json.dumps(row) + "\n")
                     out.flush()
@@ -92,6 +102,14 @@ def answer_all(args) -> None:
         finally:
             if server is not None:
                 server.stop()
+
+
+def past(until: str | None) -> bool:
+    if not until:
+        return False
+    hour, minute = map(int, until.split(":"))
+    now = time.localtime()
+    return (now.tm_hour, now.tm_min) >= (hour, minute)
 
 
 def llm_endpoint(args, base: Settings):
