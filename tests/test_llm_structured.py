@@ -56,6 +56,19 @@ def test_an_example_plan_copied_from_the_prompt_is_rejected(stub_llm, stub_setti
         client.ask(care.planner_prompt(QUESTION))
     assert info.value.role == "planner" and "copied from the instructions" in info.value.problem
     assert client.usage.unusable_replies == 2
+    assert client.usage.unparseable_replies == 0  # well-formed JSON, refused for its content
+
+
+def test_replies_that_are_not_json_of_the_schema_are_counted_unparseable(stub_llm, stub_settings):
+    # prose, then JSON of the wrong types: both unparseable; then a plan the checks take
+    stub_llm.script("Sure! The plan is below.", json.dumps({"topic": "Valdoria", "subquestions": "Who?"}),
+                    json.dumps(PLAN))
+    client = make_client(stub_settings, cache=False)
+    with pytest.raises(UnusableReplyError):
+        client.ask(care.planner_prompt(QUESTION))
+    assert client.usage.unusable_replies == client.usage.unparseable_replies == 2
+    assert client.ask(care.planner_prompt(QUESTION)).topic == "Valdoria"
+    assert client.usage.unparseable_replies == 2 and client.usage.calls == 3
 
 
 def test_template_text_is_rejected_and_a_failed_reply_is_never_cached(stub_llm, stub_settings):

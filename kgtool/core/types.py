@@ -163,9 +163,11 @@ class Usage:
     cached_calls: int = 0
     # how the replies went: calls sent with a JSON schema, replies that could not be used,
     # re-asks, requests re-sent in a simpler output form, roles that fell back to the
-    # offline agents, prompts shortened to fit the model's context
+    # offline agents, prompts shortened to fit the model's context; of the unusable replies, those
+    # that were not JSON of the schema's shape at all (unparseable) rather than refused for their content
     structured_calls: int = 0
     unusable_replies: int = 0
+    unparseable_replies: int = 0
     reasks: int = 0
     format_fallbacks: int = 0
     role_fallbacks: int = 0

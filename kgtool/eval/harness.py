@@ -64,6 +64,24 @@ def perturbed(kg, spec, *, keep: bool = False) -> Iterator[dict | None]:
             record["removed"] = True
 
 
+def add_llm_counters(kg, run) -> None:
+    """Copy each question's Run counters (role fallbacks, unusable replies, re-asks) onto its result.
+
+    `run` is a kgtool.eval.report.MethodRun; a question without a run (it raised before one was
+    stored) keeps zeros.
+    """
+    ids = [r.run_id for r in run.results if r.run_id]
+    if not ids:
+        return
+    counters = {row["run_id"]: row for row in kg.db.read("eval/run_llm_counters", run_ids=ids)}
+    for result in run.results:
+        row = counters.get(result.run_id)
+        if row:
+            result.role_fallbacks = int(row["role_fallbacks"])
+            result.unusable_replies = int(row["unusable_replies"])
+            result.reasks = int(row["reasks"])
+
+
 @dataclass
 class MethodAnswers:
     method: str

@@ -17,7 +17,7 @@ from pathlib import Path
 from kgtool.core.formats import MQUAKE, check_kind
 from kgtool.core.text import normalize
 from kgtool.errors import ConfigError
-from kgtool.eval.harness import answer_with_each, perturbed, resolve_methods
+from kgtool.eval.harness import add_llm_counters, answer_with_each, perturbed, resolve_methods
 from kgtool.eval.metrics import exact_match, max_f1
 from kgtool.eval.report import CaseResult, EvalReport, MethodRun, QuestionResult
 from kgtool.ingest.readers import read_edits
@@ -94,8 +94,10 @@ def evaluate_mquake(kg, path: str | Path, *, scope: str = "all", k: int = 100, m
     with perturbed(kg, perturb, keep=keep_perturbation) as pert:
         runs = answer_with_each(kg, questions, question_scopes, names, agents=kind, workers=workers,
                                 perturbation=pert["id"] if pert else None, progress=progress)
+    method_runs = [_method_run(r.method, kind, cases, r.answers, r.seconds) for r in runs]
+    for method_run in method_runs:
+        add_llm_counters(kg, method_run)
     return EvalReport(
         kind="mquake", data=str(path), format="mquake", agents=kind, scope=scope if scope != "k" else f"k={k}",
-        perturbation=pert, notes=[str(b) for b in result.bad],
-        runs=[_method_run(r.method, kind, cases, r.answers, r.seconds) for r in runs],
+        perturbation=pert, notes=[str(b) for b in result.bad], runs=method_runs,
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kgtool.eval.harness import answer_with_each, perturbed, resolve_methods
+from kgtool.eval.harness import add_llm_counters, answer_with_each, perturbed, resolve_methods
 from kgtool.eval.metrics import chain_matches, exact_match, max_f1
 from kgtool.eval.qa_data import QAItem, read_qa
 from kgtool.eval.report import EvalReport, MethodRun, QuestionResult
@@ -47,9 +47,11 @@ def evaluate_qa(kg, path: str | Path, *, format: str | None = None, methods=None
     with perturbed(kg, perturb, keep=keep_perturbation) as pert:
         runs = answer_with_each(kg, questions, ["all"] * len(questions), names, agents=kind, workers=workers,
                                 perturbation=pert["id"] if pert else None, progress=progress)
+    method_runs = [MethodRun(r.method, kind, [score(i, a) for i, a in zip(data.items, r.answers)], r.seconds)
+                   for r in runs]
+    for method_run in method_runs:
+        add_llm_counters(kg, method_run)
     return EvalReport(
         kind="qa", data=str(path), format=data.format, agents=kind, scope="all", perturbation=pert,
-        notes=data.notes,
-        runs=[MethodRun(r.method, kind, [score(i, a) for i, a in zip(data.items, r.answers)], r.seconds)
-              for r in runs],
+        notes=data.notes, runs=method_runs,
     )

@@ -11,10 +11,12 @@ JSON (`EvalReport.as_dict()`):
 A summary (`method_summary`): method, agents, questions, acc, em, f1, hop_acc
 (None when no question has gold hops), by_hops (per hop count: questions, acc,
 em, f1, hop_acc), latency_ms (p50, p90, mean), tokens_per_question,
-backtracks_per_question, status (counts), answered (how many questions the method marked `answered`),
+backtracks_per_question, status (counts), failed (questions whose run failed or raised),
+fallbacks (LLM role fallbacks to the offline role, summed over the runs), fallback_questions (questions with
+at least one), unusable_replies and reasks (LLM replies that stayed unusable, re-asks), answered (how many questions the method marked `answered`),
 status_precision (the share of those that are right, EM; None when none was), seconds, and results (one per
 question: id, question, prediction, gold, em, f1, hop_correct, hops, status,
-run_id, latency_ms, tokens, backtracks, error). A question whose answering raised
+run_id, latency_ms, tokens, backtracks, error, role_fallbacks, unusable_replies, reasks). A question whose answering raised
 (a statement that kept failing, an LLM endpoint that is down) counts as wrong with
 status 'failed' and its error, and is listed in the notes: one question never ends
 the evaluation. MQuAKE runs carry `cases`: acc and
@@ -45,6 +47,10 @@ class QuestionResult:
     tokens: int = 0
     backtracks: int = 0
     error: str | None = None  # why a 'failed' question failed (its Run says the same)
+    # the Run's LLM counters (kgtool.eval.harness.add_llm_counters; zero with offline agents)
+    role_fallbacks: int = 0
+    unusable_replies: int = 0
+    reasks: int = 0
 
 
 @dataclass
@@ -130,6 +136,7 @@ def method_summary(run: MethodRun) -> dict:
         "tokens_per_question": mean(r.tokens for r in results),
         "backtracks_per_question": mean(r.backtracks for r in results),
         "status": dict(sorted(Counter(r.status for r in results).items())),
+        **outcome_counts(results),
         **status_precision(results),
         "seconds": round(run.seconds, 2),
         "results": [asdict(r) for r in results],
@@ -137,6 +144,23 @@ def method_summary(run: MethodRun) -> dict:
     if run.cases is not None:
         out["case_results"] = [asdict(c) for c in run.cases]
     return out
+
+
+def outcome_counts(results: list[QuestionResult]) -> dict:
+    """What went wrong on the way: failed questions and the LLM's fallbacks, unusable replies and re-asks."""
+    return {"failed": sum(r.status == "failed" for r in results),
+            "fallbacks": sum(r.role_fallbacks for r in results),
+            "fallback_questions": sum(r.role_fallbacks > 0 for r in results),
+            "unusable_replies": sum(r.unusable_replies for r in results),
+            "reasks": sum(r.reasks for r in results)}
+
+
+def fallback_text(summary: dict) -> str:
+    """Role fallbacks and the questions they hit, e.g. "3 in 2 q" ("0" when none; "-" in an older report)."""
+    fallbacks = summary.get("fallbacks")
+    if fallbacks is None:
+        return "-"
+    return f"{fallbacks} in {summary.get('fallback_questions', 0)} q" if fallbacks else "0"
 
 
 def status_precision(results: list[QuestionResult]) -> dict:
@@ -193,7 +217,7 @@ def rich_table(data: dict):
     table = Table(title=title)
     columns = ["method", "cases" if data["kind"] == "mquake" else "questions", "Acc", "Hop-Acc", "EM", "F1",
                *[f"Acc {h}-hop" for h in hop_counts], "answered prec.", "p50 ms", "p90 ms", "tokens/q",
-               "backtracks/q", "status"]
+               "backtracks/q", "failed", "fallbacks", "status"]
     for col in columns:
         table.add_column(col, justify="left" if col in ("method", "status") else "right")
     for name, s in methods.items():
@@ -201,6 +225,7 @@ def rich_table(data: dict):
             name, str(s.get("cases", s["questions"])), _fmt(s["acc"]), _fmt(s["hop_acc"]), _fmt(s["em"]),
             _fmt(s["f1"]), *[_fmt(s["by_hops"][h]["acc"]) if h in s["by_hops"] else "-" for h in hop_counts],
             precision_text(s), _fmt(s["latency_ms"]["p50"], 1), _fmt(s["latency_ms"]["p90"], 1), _fmt(s["tokens_per_question"], 1),
-            _fmt(s["backtracks_per_question"], 2), ", ".join(f"{k} {v}" for k, v in s["status"].items()),
+            _fmt(s["backtracks_per_question"], 2), str(s.get("failed", "-")), fallback_text(s),
+            ", ".join(f"{k} {v}" for k, v in s["status"].items()),
         )
     return table

@@ -19,7 +19,7 @@ import html
 from typing import Any
 
 from kgtool.eval.metrics import percentile
-from kgtool.eval.report import precision_text
+from kgtool.eval.report import fallback_text, precision_text
 
 PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5", "#9c6b4e")
 BUCKET_COLORS = ("#3ca951", "#efb118", "#ff725c", "#a4243b")
@@ -242,13 +242,13 @@ def _backtracks_chart(methods: dict) -> str:
 
 def _summary_table(methods: dict, kind: str) -> str:
     head = ["method", "cases" if kind == "mquake" else "questions", "Acc", "Hop-Acc", "EM", "F1", "answered prec.",
-            "p50 ms", "p90 ms", "tokens/q", "backtracks/q", "status"]
+            "p50 ms", "p90 ms", "tokens/q", "backtracks/q", "failed", "fallbacks", "status"]
     rows = []
     for name, s in methods.items():
         cells = [name, str(s.get("cases", s.get("questions"))), _num(s.get("acc")), _num(s.get("hop_acc")),
                  _num(s.get("em")), _num(s.get("f1")), precision_text(s), _num(s["latency_ms"]["p50"], 1),
                  _num(s["latency_ms"]["p90"], 1), _num(s.get("tokens_per_question"), 1),
-                 _num(s.get("backtracks_per_question"), 2),
+                 _num(s.get("backtracks_per_question"), 2), str(s.get("failed", "-")), fallback_text(s),
                  ", ".join(f"{k} {v}" for k, v in (s.get("status") or {}).items())]
         rows.append(f'<tr data-method="{_esc(name)}">' + "".join(f"<td>{_esc(c)}</td>" for c in cells) + "</tr>")
     return ('<table id="summary"><thead><tr>' + "".join(f"<th>{_esc(h)}</th>" for h in head)

@@ -64,6 +64,24 @@ _RETRY_STATUS = {408, 409, 429}
 
 # Usage sinks of the current caller context (see LLMClient.tracking).
 _SINKS: contextvars.ContextVar[tuple[Usage, ...]] = contextvars.ContextVar("kgtool_llm_usage_sinks", default=())
+# the prompts shortened to fit the context in the innermost `tracking` block, not yet taken for a Step
+_TRIMS: contextvars.ContextVar[list | None] = contextvars.ContextVar("kgtool_llm_prompt_trims", default=None)
+
+
+def take_prompt_trims() -> list[dict]:
+    """The prompts trimmed in this answer (the innermost `tracking` block) since the last call, then forgets them.
+
+    One dict per trimmed prompt: role, context (tokens), tokens_before / tokens_after (estimated) and
+    chars_before / chars_after of the task data. The trace recorder stores them on the next Step it writes.
+    """
+    pending = _TRIMS.get()
+    if not pending:
+        return []
+    taken = list(pending)
+    pending.clear()
+    return taken
+
+
 
 extract_json = parse_reply  # the reply's JSON: the whole reply, a fenced block, or its first object
 
@@ -88,6 +106,10 @@ class _Retryable(Exception):
 
 class _FormRefused(Exception):
     """The endpoint refused the request's response_format."""
+
+
+class _Unparseable(UnusableReply):
+    """A reply that is not JSON of the reply schema's shape (counted apart from content refused by the checks)."""
 
 
 class LLMClient:
@@ -157,7 +179,10 @@ class LLMClient:
         allowed = enum_values(schema)
 
         def use(content: str) -> T:
-            value = check_schema(parse_reply(content), schema)
+            try:
+                value = check_schema(parse_reply(content), schema)
+            except UnusableReply as exc:
+                raise _Unparseable(str(exc)) from exc
             check_copied(value, system, user, allowed)
             return validate(value)
 
@@ -177,7 +202,8 @@ class LLMClient:
             except _SHAPE_ERRORS as exc:
                 problem = str(exc) or type(exc).__name__
                 again = asked < self.max_reasks
-                self._record(purpose, Usage(unusable_replies=1, reasks=int(again)))
+                self._record(purpose, Usage(unusable_replies=1, reasks=int(again),
+                                            unparseable_replies=int(isinstance(exc, _Unparseable))))
                 log.debug("%s: unusable reply (%s)%s", what, problem, ", re-asking" if again else "")
                 continue
             self._cache_put(key, content, purpose)
@@ -207,9 +233,11 @@ class LLMClient:
         """Collect the usage of calls made in this context (thread) only."""
         sink = Usage()
         token = _SINKS.set((*_SINKS.get(), sink))
+        trims = _TRIMS.set([])
         try:
             yield sink
         finally:
+            _TRIMS.reset(trims)
             _SINKS.reset(token)
 
     # ----------------------------------------------------------------- options
@@ -226,6 +254,11 @@ class LLMClient:
         fitted, cut = fit_user_message(user, max(room, 64))
         if cut:
             self._record(purpose, Usage(trimmed_prompts=1))
+            pending = _TRIMS.get()
+            if pending is not None:
+                pending.append({"role": purpose or "reply", "context": context,
+                                "tokens_before": estimate_tokens(user), "tokens_after": estimate_tokens(fitted),
+                                "chars_before": len(user), "chars_after": len(fitted)})
             log.debug("%s: task data shortened to fit a context of %d tokens", purpose or model, context)
         return fitted
 

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from kgtool.core.types import CandidateFact, Usage, Verdict
 from kgtool.graph.db import Database, Stopped, statements_stopped
+from kgtool.models.llm import take_prompt_trims
 from kgtool.reason.taxonomy import check
 from kgtool.reason.trace_sections import read_sections, sections_for
 from kgtool.retrieve.hop import candidate_from_row
@@ -131,6 +132,9 @@ class TraceRecorder:
         """
         if not rows:
             return [], (self.chain(chain_step_ids) if chain_step_ids else [])
+        trims = take_prompt_trims()  # LLM prompts shortened to fit the context since the last steps
+        if trims:
+            rows = [{**rows[0], "prompt_trims": json.dumps(trims)}, *rows[1:]]
         out = self._run("hop/record_step", run_id=self.run_id, steps=rows, eps=EPS, chain_step_ids=chain_step_ids)
         chain = out[0]["chain"] if out else []
         return [StepRecord(r["step_id"], r["neff"], r["state"]) for r in out], chain
@@ -180,6 +184,7 @@ class TraceRecorder:
                 "prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
                 "llm_calls": usage.calls, "llm_structured_calls": usage.structured_calls,
                 "llm_unusable_replies": usage.unusable_replies, "llm_reasks": usage.reasks,
+                "llm_unparseable_replies": usage.unparseable_replies,
                 "llm_format_fallbacks": usage.format_fallbacks, "llm_role_fallbacks": usage.role_fallbacks,
                 "llm_trimmed_prompts": usage.trimmed_prompts,
                 "backtracks": backtracks, "chain_step_ids": chain_step_ids}

@@ -1,6 +1,8 @@
 """Rendering of answers, stored runs and the method registry."""
 from __future__ import annotations
 
+import json
+
 from rich.table import Table
 
 from kgtool.cli.present import console, figure, styled
@@ -65,6 +67,9 @@ def print_trace(data: dict, methods=None) -> None:
         neff = step["neff"] if step["neff"] is None else round(step["neff"], 3)
         console.print(styled(f"{mark} hop {step['hop']} attempt {step['attempt']}: {step['query']}  ",
                              (f"N_eff={neff} ({step['state']}, gamma {step['gamma']})", "dim")))
+        for trim in json.loads(step.get("prompt_trims") or "[]"):  # LLM task data shortened before this step
+            console.print(styled((f"    {trim['role']} prompt trimmed to fit a {trim['context']}-token context: "
+                                  f"~{trim['tokens_before']} -> ~{trim['tokens_after']} tokens", "dim")))
         table = Table(show_edge=False, pad_edge=False)
         for col in ("retrieval rank", "candidate", "score", "p", "scores", "passes", "chosen"):
             table.add_column(col, overflow="fold")

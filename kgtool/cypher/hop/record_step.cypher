@@ -13,7 +13,8 @@
 // params: $run_id, $eps, $chain_step_ids,
 //         $steps (list of {id, kind, hop, attempt, query, entity_id, entity, gamma, prev_step_id,
 //                 candidates: list of {id, kind ('fact'|'passage'), rank, score, passes, scores: map},
-//                 chosen_id, chosen_kind, answer_id, answer, generated})
+//                 chosen_id, chosen_kind, answer_id, answer, generated,
+//                 prompt_trims (optional: JSON list of the LLM prompts trimmed to fit the context before it)})
 // returns: step_id, neff, state, p (one row per step, in the order given),
 //          chain (the same on every row: list of the trace/chain columns, [] when $chain_step_ids is null)
 MATCH (run:Run {id: $run_id})
@@ -21,7 +22,8 @@ UNWIND range(0, size($steps) - 1) AS i
 WITH run, i, $steps[i] AS st
 CREATE (s:Step {id: st.id, kind: st.kind, hop: st.hop, attempt: st.attempt, query: st.query,
                 entity_id: st.entity_id, entity: st.entity, gamma: st.gamma,
-                answer_id: st.answer_id, answer: st.answer, generated: st.generated, created_at: datetime()})
+                answer_id: st.answer_id, answer: st.answer, generated: st.generated,
+                prompt_trims: st.prompt_trims, created_at: datetime()})
 CREATE (run)-[:HAS_STEP]->(s)
 WITH i, st, s, st.candidates AS cs
 WITH i, st, s, cs, reduce(m = null, c IN cs | CASE WHEN m IS NULL OR c.score < m THEN c.score ELSE m END) AS zmin

@@ -7,7 +7,7 @@
 // params: $run_id, $verdict_id, $step_id, $valid, $taxonomy, $error_type, $failed_hop, $explanation,
 //         $guidance, $round,
 //         $finish (null, or {answer, answer_id, status, reason, error, latency_ms, load_ms, tokens, prompt_tokens,
-//                  completion_tokens, llm_calls, llm_structured_calls, llm_unusable_replies, llm_reasks,
+//                  completion_tokens, llm_calls, llm_structured_calls, llm_unusable_replies, llm_unparseable_replies, llm_reasks,
 //                  llm_format_fallbacks, llm_role_fallbacks, llm_trimmed_prompts, backtracks, chain_step_ids})
 // returns: verdict_id
 MATCH (r:Run {id: $run_id})

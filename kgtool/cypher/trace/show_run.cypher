@@ -10,7 +10,7 @@ WITH r, collect(s) AS steps
 RETURN r {.*, started_at: toString(r.started_at), finished_at: toString(r.finished_at)} AS run,
   [s IN steps | s {
      .id, .kind, .hop, .attempt, .query, .entity, .entity_id, .state, .neff, .gamma, .answer, .answer_id,
-     .generated, .in_chain,
+     .generated, .in_chain, .prompt_trims,
      chosen: head([(s)-[:CHOSE]->(n) | n.id]),
      revised_as: head([(s)-[:REVISED_AS]->(n:Step) | n.id]),
      backtrack_to: [(s)-[b:BACKTRACK]->(n:Step) | {to_step: n.id, kind: b.kind, reason: b.reason}],
