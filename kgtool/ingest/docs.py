@@ -30,6 +30,7 @@ from kgtool.core.text import normalize, relation_key
 from kgtool.errors import ConfigError, InputError
 from kgtool.graph.db import Database
 from kgtool.ingest import load
+from kgtool.ingest.doc_embed import BatchEmbedder
 from kgtool.ingest.doc_extract import extract_passages, strip_disambiguation
 from kgtool.ingest.doc_records import (DocReadResult, DocumentRecord, PassageRecord, chunk,  # noqa: F401 (re-exported)
                                        split_text, with_sentences)
@@ -243,7 +244,13 @@ def ingest_docs(
                 "fact_ids": supported, "entity_ids": sorted(entities)})
         return rows
 
+    # passages are embedded batch by batch on their own thread while the next batch is extracted
+    batches = BatchEmbedder(db, passage_embedder, progress=embed_progress, total=total) \
+        if passage_embedder is not None else None
+
     def account(rows: _Rows, _written=None) -> None:
+        if batches is not None:
+            batches.embed([row["id"] for row in rows.passages])
         entity_ids.update(rows.entities)
         relation_keys.update(rows.relations)
         fact_ids.update(rows.facts)
@@ -261,14 +268,18 @@ def ingest_docs(
         write_behind(prepared_batches(), lambda rows: rows.write(db), account,
                      thread_name="kgtool-docs-write")
     except DRIVER_FAILURES as exc:
+        if batches is not None:
+            batches.abandon()
         raise interrupted(exc, path, committed=summary.passages, total=total, batch_size=max(1, batch_size),
                           unit="passages") from exc
     summary.documents = len(written_docs)
     summary.entities, summary.relations, summary.facts = len(entity_ids), len(relation_keys), len(fact_ids)
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
-    if passage_embedder is not None:
-        summary.passages_embedded = embed_passages(db, passage_embedder, progress=embed_progress)
+    if batches is not None:
+        summary.passages_embedded = batches.finish()
+        # passages of earlier ingests still without an embedding from this model
+        summary.passages_embedded += embed_passages(db, passage_embedder)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
     summary.seconds = time.perf_counter() - t0
     return summary
