@@ -58,7 +58,11 @@ def _check_method(method: str, config: dict) -> None:
 @click.option("--scope", default="all", show_default=True,
               help="Edits in force: all, case ids (1,2,3) or batch:NAME.")
 @click.option("--json", "as_json", is_flag=True, help="Print answers as JSON.")
-def ask(question, file_, agents, method, settings_, scope, as_json):
+@click.option("--passages", "preset", default=None, metavar="PRESET",
+              help="Instead of answering, show the passages a retriever preset ranks first for the question: "
+                   "hybrid, hybrid+linked, dense+walk, hybrid+walk (graph walk), ... (see `kgtool eval retrieval`).")
+@click.option("--top", default=5, show_default=True, help="How many passages --passages shows.")
+def ask(question, file_, agents, method, settings_, scope, as_json, preset, top):
     """Answer a multi-hop QUESTION (or every question in -f FILE) and print the chain.
 
     Each reasoning path is stored in Neo4j; see it with `kgtool trace show RUN_ID`
@@ -68,6 +72,9 @@ def ask(question, file_, agents, method, settings_, scope, as_json):
     if bool(question) == bool(file_):
         raise click.UsageError("give either QUESTION or -f FILE")
     items = [{"question": question}] if question else read_questions(file_)
+    if preset:
+        _show_passages(items, preset, top, scope, as_json)
+        return
     config = parse_pairs(settings_, "--set")
     _check_method(method, config)
     wrong = 0
@@ -88,6 +95,20 @@ def ask(question, file_, agents, method, settings_, scope, as_json):
                     print_expected(expected, ok)
     if wrong:
         sys.exit(1)
+
+
+def _show_passages(items, preset, top, scope, as_json) -> None:
+    from kgtool.cli.present.passages import print_passages
+    from kgtool.core.scope import Scope
+    from kgtool.retrieve.passages import make_retriever
+
+    scope = Scope.parse(scope_option(scope))
+    with connect() as kg:
+        retriever = make_retriever(kg.db, preset, embedder=kg.embedder, registry=kg.scorers)
+        with kg.db.session(read_only=True) as session:
+            for item in items:
+                print_passages(item["question"], preset, retriever.retrieve(session, item["question"], scope, top),
+                               as_json=as_json)
 
 
 @click.command()

@@ -112,7 +112,8 @@ def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbati
 @click.option("-k", "k", default="2,5,10", show_default=True, metavar="K1,K2,...", help="Cut-offs for recall@k.")
 @click.option("--retriever", "retrievers", default="all", show_default=True, metavar="R1,R2,...|all",
               help="kgtool retrievers to compare with the BM25 baseline: fulltext, fulltext+bm25, dense, hybrid, "
-                   "dense+linked, hybrid+linked, hybrid+cross_encoder.")
+                   "dense+linked, hybrid+linked, hybrid+cross_encoder, and the graph walks (personalised PageRank "
+                   "over passages, entities and facts) dense+walk, hybrid+walk, hybrid+walk+rrf.")
 @click.option("--limit", type=int, default=None, help="Only the first N questions.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False),
               help="Write the report as JSON, with every question's top passages.")
@@ -130,9 +131,19 @@ def eval_retrieval(path, fmt, k, retrievers, limit, json_out):
             path, format=fmt, k=k, retrievers=retrievers, limit=limit, progress=progress))
     data = report.as_dict()
     print_retrieval(data)
+    console.print(_cost_line(data))
     if json_out:
         write_json(json_out, data)
         console.print(f"wrote {json_out}")
+
+
+def _cost_line(data: dict) -> str:
+    """Corpus size and time, so figures from corpora of different sizes can be compared."""
+    cost = data["cost"]
+    walked = "; ".join(f"{name} walks {r['subgraph']['passages']:.0f} passages / {r['subgraph']['entities']:.0f} "
+                       f"entities a question" for name, r in data["retrievers"].items() if r.get("subgraph"))
+    return (f"cost: {cost['passages_in_graph']} passages in the graph, {cost['seconds']:.1f} s in all"
+            + (f"; {walked}" if walked else ""))
 
 
 @eval_.command("remove-perturbation")

@@ -195,11 +195,13 @@ class RetrieverResult:
     latency_ms_p50: float = 0.0
     per_question: list[dict] = field(default_factory=list)
     error: str | None = None
+    seconds: float = 0.0  # wall time of all its questions
+    subgraph: dict | None = None  # graph-walk retrievers: mean passages / entities / edges walked per question
 
     def as_dict(self) -> dict:
         return {"recall": {f"@{k}": round(v, 4) for k, v in self.recall.items()},
-                "latency_ms_p50": round(self.latency_ms_p50, 1), "error": self.error,
-                "per_question": self.per_question}
+                "latency_ms_p50": round(self.latency_ms_p50, 1), "seconds": round(self.seconds, 2),
+                "subgraph": self.subgraph, "error": self.error, "per_question": self.per_question}
 
 
 @dataclass
@@ -237,6 +239,8 @@ class RetrievalReport:
             "best_minus_baseline": round(self.results[best].recall[k] - baseline, 4) if best else None,
             "retrievers": {name: r.as_dict() for name, r in self.results.items()},
             "linking": self.linking, "seconds": round(self.seconds, 2),
+            "cost": {"passages_in_graph": self.passages, "seconds": round(self.seconds, 2),
+                     "retrieval_seconds": {name: round(r.seconds, 2) for name, r in self.results.items()}},
         }
 
 
@@ -283,6 +287,7 @@ def evaluate_retrieval(kg, path: str | Path, *, format: str, k: Any = DEFAULT_K,
     depth = max(ks)
 
     runners: dict[str, Callable[[Any, str], list[str]]] = {}
+    made: dict[str, Any] = {}
     results: dict[str, RetrieverResult] = {}
     baseline = BM25Baseline(passages)
     runners[BASELINE] = lambda session, query: baseline.top(query, depth)
@@ -293,6 +298,7 @@ def evaluate_retrieval(kg, path: str | Path, *, format: str, k: Any = DEFAULT_K,
         except KgToolError as exc:
             results[name] = RetrieverResult(name, {kk: 0.0 for kk in ks}, error=str(exc))
             continue
+        made[name] = retriever
         runners[name] = (lambda r: lambda session, query: [h.passage_id for h in r.retrieve(session, query, Scope(),
                                                                                            depth)])(retriever)
 
@@ -303,11 +309,14 @@ def evaluate_retrieval(kg, path: str | Path, *, format: str, k: Any = DEFAULT_K,
             result = RetrieverResult(name)
             hits = {kk: [] for kk in ks}
             latencies = []
+            walked: list[dict] = []
             try:
                 for q, gold in zip(questions, gold_ids):
                     started = time.perf_counter()
                     ranked = run(session, q.question)
                     latencies.append((time.perf_counter() - started) * 1000)
+                    if getattr(made.get(name), "last_walk", None):
+                        walked.append(made[name].last_walk)
                     row = {"id": q.id, "top": ranked[:depth], "gold": [ids for ids in gold]}
                     for kk in ks:
                         top = set(ranked[:kk])
@@ -326,6 +335,9 @@ def evaluate_retrieval(kg, path: str | Path, *, format: str, k: Any = DEFAULT_K,
                 continue
             result.recall = {kk: float(np.mean(hits[kk])) for kk in ks}
             result.latency_ms_p50 = float(np.median(latencies)) if latencies else 0.0
+            result.seconds = sum(latencies) / 1000
+            if walked:
+                result.subgraph = {key: round(float(np.mean([w[key] for w in walked])), 1) for key in walked[0]}
             results[name] = result
     ordered = {BASELINE: results.pop(BASELINE), **{n: results[n] for n in names}}
     linking = linking_report(kg, questions, index) if format == "musique" else None

@@ -13,6 +13,9 @@ Pools (each one Cypher read, cypher/passages/):
 - ``linked``: after a first ranking, the passages of the documents about an
   entity that one of the top `seeds` passages mentions, the bridge a
   multi-hop question crosses ("the performer of Hello Love" -> Hank Snow's page).
+- ``walk``: after a first ranking, personalised PageRank over a bounded
+  Passage-Entity-Fact subgraph seeded by the question's linked entities and the
+  ranked pool (kgtool.retrieve.walk); its score is ``walk``.
 
 Scorers are looked up by name in a scorer registry (`passage_scorers()` adds
 ``dense`` and ``fulltext`` to the built-in ``bm25`` and ``cross_encoder``).
@@ -34,7 +37,8 @@ from kgtool.errors import ConfigError
 from kgtool.graph.db import Database
 from kgtool.retrieve.scoring import default_registry, field_of
 
-POOLS = ("fulltext", "vector", "linked")
+POOLS = ("fulltext", "vector", "linked", "walk")
+WALK_FUSIONS = ("ppr", "rrf")
 FUSIONS = ("sum", "rrf")
 RRF_K = 60  # the usual reciprocal-rank constant: ranks past a few dozen barely differ
 
@@ -195,13 +199,16 @@ class PassageRetriever:
     pool expands. A linked passage is scored like the pool, plus `link_weight`
     times the score of the seed that leads to it: with a weight below 1 it
     ranks below its seed, and above unlinked passages that match the query
-    as well as it does.
+    as well as it does. walk: options of the ``walk`` pool (kgtool.retrieve.walk:
+    per_entity, max_new, damping, passage_weight, and fusion: ``ppr`` ranks by the
+    walk's score alone as HippoRAG 2 does, ``rrf`` adds its reciprocal rank to the
+    first-stage scorers').
     """
 
     def __init__(self, db: Database, *, scorers: Sequence[str] = ("bm25",), weights: Sequence[float] | None = None,
                  registry: Registry | None = None, pool_size: int = 50, scorer_options: dict[str, dict] | None = None,
                  pools: Sequence[str] = ("fulltext",), fusion: str = "sum", embedder: Embedder | None = None,
-                 seeds: int = 3, link_weight: float = 0.5):
+                 seeds: int = 3, link_weight: float = 0.5, walk: dict | None = None):
         unknown = [p for p in pools if p not in POOLS]
         if unknown or not pools:
             raise ConfigError(f"unknown passage pool(s) {unknown}; use one or more of {', '.join(POOLS)}")
@@ -224,6 +231,10 @@ class PassageRetriever:
         self.embedder = embedder
         self.seeds = max(1, int(seeds))
         self.link_weight = float(link_weight)
+        self.walk = dict(walk or {})
+        if self.walk.get("fusion", "ppr") not in WALK_FUSIONS:
+            raise ConfigError(f"unknown walk fusion {self.walk['fusion']!r}; use one of {', '.join(WALK_FUSIONS)}")
+        self._linker = None
         self.scorers = {name: registry.create(name, **options.get(name, {})) for name in scorers}
         self.weights = tuple(weights) if weights is not None else (1.0,) * len(self.scorers)
 
@@ -266,6 +277,8 @@ class PassageRetriever:
         order = sorted(range(len(pool)), key=lambda i: (-total[i], pool[i].passage_id))
         if "linked" in self.pools:
             pool, total, order = self._expand(session, query, scope, pool, total, order)
+        if "walk" in self.pools:
+            pool, total, order = self._walk(session, query, scope, pool, total, order)
         ranked = []
         for rank, i in enumerate(order[:k] if k is not None else order, start=1):
             hit = pool[i]
@@ -301,6 +314,53 @@ class PassageRetriever:
         new_total = own + bonus
         new_order = sorted(range(len(merged)), key=lambda i: (-new_total[i], merged[i].passage_id))
         return merged, new_total, new_order
+
+
+    def _walk(self, session, query, scope, pool, total, order):
+        """Rank by (or fuse in) personalised PageRank over the subgraph around the pool and the question's entities."""
+        from kgtool.retrieve.walk import read_subgraph, walk_scores
+
+        options = {k: v for k, v in self.walk.items() if k != "fusion"}
+        graph_options = {k: options.pop(k) for k in ("per_entity", "max_new") if k in options}
+        entities = self._question_entities(session, query)
+        seeds = [pool[i].passage_id for i in order]
+        graph = read_subgraph(self.db, session, seeds, entities, _scope_params(scope), **graph_options)
+        scaled = _scaled(total)
+        scores = walk_scores(graph, {pool[i].passage_id: float(scaled[i]) for i in order}, entities, **options)
+        known = {h.passage_id for h in pool}
+        fresh = [pid for pid in graph.passages if pid not in known]
+        merged = pool + _passages(self.db, session, fresh)
+        if self.walk.get("fusion", "ppr") == "rrf":
+            # the first-stage scorers rank old and new passages together, then the walk's rank is added
+            base = self._rank(session, query, merged) if len(merged) > len(pool) else total
+        else:
+            base = np.zeros(len(merged))
+        values = np.array([scores.get(h.passage_id, 0.0) for h in merged])
+        for hit, value in zip(merged, values):
+            hit.scores["walk"] = float(value)
+        new_total = base + (_reciprocal_ranks(values) if self.walk.get("fusion", "ppr") == "rrf" else values)
+        new_order = sorted(range(len(merged)), key=lambda i: (-new_total[i], merged[i].passage_id))
+        self.last_walk = graph.size()
+        return merged, new_total, new_order
+
+    def _question_entities(self, session, query: str) -> list[str]:
+        """The entities the query names, as kgtool.retrieve.walk.question_entities keeps them."""
+        if self._linker is None:
+            from kgtool.ingest.linking import GraphLinker
+
+            self._linker = GraphLinker(self.db)
+        from kgtool.retrieve.walk import question_entities
+
+        return question_entities(self.db, session, query, self._linker.find_mentions(query))
+
+
+def _passages(db: Database, session, ids: Sequence[str]) -> list[PassageHit]:
+    """PassageHits (no scores yet) for passage ids, in the given order."""
+    if not ids:
+        return []
+    rows = {r["passage_id"]: r for r in _read(db, session, "passages/by_ids", ids=list(ids))}
+    return [PassageHit(pid, rows[pid]["title"] or "", rows[pid]["text"] or "", scores={})
+            for pid in ids if pid in rows]
 
 
 def _scaled(values: np.ndarray) -> np.ndarray:
@@ -345,6 +405,13 @@ PRESETS: dict[str, dict] = {
     "hybrid+linked": {"pools": ("fulltext", "vector", "linked"), "scorers": ("fulltext", "dense"), "fusion": "rrf",
                       "seeds": 3, "link_weight": 0.5},
     "hybrid+cross_encoder": {"pools": ("fulltext", "vector"), "scorers": ("cross_encoder",)},
+    # graph walk (kgtool.retrieve.walk) with HippoRAG 2's settings (damping 0.5, passage seed weight 0.05),
+    # seeded by the hybrid pool: ranked by the walk alone, or its rank fused with full-text and dense
+    "dense+walk": {"pools": ("vector", "walk"), "scorers": ("dense",), "walk": {"fusion": "ppr"}},
+    "hybrid+walk": {"pools": ("fulltext", "vector", "walk"), "scorers": ("fulltext", "dense"), "fusion": "rrf",
+                    "walk": {"fusion": "ppr"}},
+    "hybrid+walk+rrf": {"pools": ("fulltext", "vector", "walk"), "scorers": ("fulltext", "dense"), "fusion": "rrf",
+                        "walk": {"fusion": "rrf"}},
 }
 
 
