@@ -54,3 +54,29 @@ def test_a_namesake_from_another_corpus_does_not_take_the_question(kg):
     other = kg.answer("What is the capital of the country of citizenship of the director of Ilsa Varn?",
                       method="care", agents="offline")
     assert other.answer == "Port Amsel", other.reason
+
+
+# facts.jsonl states a citizenship and an employer; passages.jsonl says otherwise about the same people
+# (another country with its own capital, another employer with its own seat) and adds what only they know
+STATED_QUESTIONS = [
+    ("What is the capital of the country Brannoch Ives is a citizen of?", "Tessit"),
+    ("Where is the headquarters of the employer of Odile Marsh?", "Tessit"),
+]
+
+
+def test_a_document_corpus_does_not_overrule_the_stated_facts(kg):
+    kg.ingest_facts(DATA / "facts.jsonl")
+    kg.ingest_docs(DATA / "passages.jsonl", format="jsonl")
+    # the premise: the passages gave the same people relations of their own, read only from text
+    rows = kg.query("MATCH (:Entity {name: 'Brannoch Ives'})-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(t:Entity) "
+                    "RETURN f.relation AS relation, f.source AS source, t.name AS tail")[1]
+    assert any(r["tail"] == "Drelland" and r["source"] not in ("edit", "base") for r in rows), rows
+    for question, expected in STATED_QUESTIONS:
+        for method in METHODS:
+            result = kg.answer(question, method=method, agents="offline")
+            relations = [h.get("relation") for h in result.chain]
+            assert result.answer == expected, (question, method, result.answer, relations)
+            assert result.status == "answered", (question, method, result.reason)
+    # what only the passages know is still answered from them
+    born = kg.answer("Where was Brannoch Ives born?", method="care", agents="offline")
+    assert born.answer == "Hollow Reach", (born.answer, born.reason)
