@@ -17,6 +17,9 @@ from kgtool.ingest.linking import Gazetteer, GraphLinker
 from kgtool.retrieve.hop import read_pools
 
 LINKERS = ("graph", "gazetteer")
+# other entities of the same name offered beside the linker's choice (a name a handful of sources share;
+# the planner tries at most max_topics mentions in all, so more would never be looked at)
+NAMESAKES = 3
 
 
 class GraphCatalog:
@@ -86,6 +89,23 @@ class GraphCatalog:
     def link(self, name: str) -> str | None:
         return self.gazetteer.link(name)
 
+    def with_namesakes(self, mentions, limit: int = NAMESAKES) -> list[tuple[int, int, str, str]]:
+        """The mentions, each followed by up to `limit` other entities that bear the same name.
+
+        The linker settles a shared name on one entity (its primary name, then id
+        order), which is a guess: two sources may each bring their own "X" (an
+        edit corpus with Wikidata ids beside one without), and the question may
+        be about either. The answering agents try every namesake as a topic and
+        keep the one whose graph path explains the question.
+        """
+        linker = self.gazetteer
+        out = []
+        for start, end, entity_id, surface in mentions:
+            out.append((start, end, entity_id, surface))
+            others = [e for e in linker.candidates(surface) if e != entity_id]
+            out.extend((start, end, other, surface) for other in others[:limit])
+        return out
+
 
 class GraphView:
     """The offline agents' window on one scope of the graph (implements their GraphView protocol)."""
@@ -109,7 +129,9 @@ class GraphView:
         return pools
 
     def link_mentions(self, text: str):
-        return self.catalog.link_mentions(text)
+        """Linked mentions, longest first as the linker finds them, each followed by its namesakes
+        (other entities of the same name, GraphCatalog.with_namesakes) at the same span."""
+        return self.catalog.with_namesakes(self.catalog.link_mentions(text))
 
     def entity_name(self, entity_id: str) -> str:
         return self.catalog.entity_name(entity_id)

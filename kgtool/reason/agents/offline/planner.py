@@ -254,24 +254,34 @@ class OfflinePlanner:
         return out
 
     # -- search ----------------------------------------------------------
-    def _hop_scores(self, analysis: TextAnalysis, fact: CandidateFact) -> tuple[str, np.ndarray]:
+    def _hop_scores(self, analysis: TextAnalysis, fact: CandidateFact, discount: bool = False) -> tuple[str, np.ndarray]:
         key = relation_key(fact)
         scores = self.matcher.token_scores(analysis, self.profiles.of_fact(fact))
         if fact.direction == "in":
             scores = scores * self.reverse_factor
+        if discount:
+            scores = scores * self.text_prior  # the source prior (see _prior_applies)
         return key, scores
 
-    def _group_scores(self, analysis: TextAnalysis, fact: CandidateFact) -> tuple[np.ndarray, np.ndarray]:
+    def _prior_applies(self, pool: Sequence[CandidateFact]) -> bool:
+        """The source prior in the word-coverage search: where an entity has stated facts, a relation
+        read only from passages claims a question word below a stated one that explains it as well
+        (its scores times text_prior). An entity known only from passages (a text-only store) is
+        scored as it always was."""
+        return self.text_prior < 1.0 and any(f.stated for f in pool)
+
+    def _group_scores(self, analysis: TextAnalysis, fact: CandidateFact,
+                      discount: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """`_hop_scores` of a fact and where they reach the claim level, once per search.
 
         A search meets the same (relation, label, direction) in many states (every
         beam state next to a country has its citizens), and the scores depend on
         nothing else; the arrays are shared, so nobody may write to them.
         """
-        memo_key = (fact.relation, fact.relation_id, fact.direction)
+        memo_key = (fact.relation, fact.relation_id, fact.direction, discount)
         found = self._scores_memo.get(memo_key)
         if found is None or found[0] is not analysis:
-            scores = self._hop_scores(analysis, fact)[1]
+            scores = self._hop_scores(analysis, fact, discount)[1]
             found = self._scores_memo[memo_key] = (analysis, scores, scores >= self.claim)
         return found[1], found[2]
 
@@ -379,7 +389,9 @@ class OfflinePlanner:
         # group is scored once: hub entities (a country with hundreds of
         # citizens) cost one score per relation, not per fact.
         groups: dict[tuple[str, str], list[CandidateFact]] = {}
-        for fact in self._facts(state.entity_id, cache):
+        pool = self._facts(state.entity_id, cache)
+        prior = self._prior_applies(pool)
+        for fact in pool:
             next_id = _endpoints(fact)[1][0]
             if fact.head_id == fact.tail_id or next_id in state.visited:
                 continue
@@ -389,7 +401,7 @@ class OfflinePlanner:
         bridges: list[tuple[float, list[CandidateFact], np.ndarray, _State | None]] = []
         reach = state.best + self.improve
         for facts in groups.values():
-            scores, claimable = self._group_scores(analysis, facts[0])
+            scores, claimable = self._group_scores(analysis, facts[0], prior and not facts[0].stated)
             explains = bool(self._gains(scores, claimable, unexplained, reach).any())
             proto = self._child(state, facts[0], analysis, scores, explains=True) if explains else None
             if proto is not None and proto.silent == state.silent:

@@ -1,0 +1,82 @@
+"""Stores that mix sources: namesakes from two edit corpora, passages beside stated facts.
+
+Own fictional data in tests/data/mixed/:
+- namesake_first.jsonl / namesake_second.jsonl: two edit corpora that each bring
+  a singer called "Ilsa Varn" (the second with Wikidata-style ids, so the two are
+  different entities). The question is about the first one's path; the second
+  one's entity has more relations and wins the name by id order.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kgtool.core.scope import Scope
+from kgtool.reason.graphview import GraphView
+
+DATA = Path(__file__).resolve().parent / "data" / "mixed"
+METHODS = ("care", "c2rag", "reagent", "safe", "vog")
+NAMESAKE_QUESTION = "Who is the spouse of the head of state of the country Ilsa Varn is a citizen of?"
+
+
+def _singers(kg) -> list[str]:
+    rows = kg.query("MATCH (e:Entity) WHERE e.name = 'Ilsa Varn' RETURN e.id AS id ORDER BY id")[1]
+    return [r["id"] for r in rows]
+
+
+def test_the_agents_view_offers_every_entity_of_a_shared_name(kg):
+    kg.ingest_edits(DATA / "namesake_first.jsonl")
+    kg.ingest_edits(DATA / "namesake_second.jsonl")
+    singers = _singers(kg)
+    assert len(singers) == 2  # two sources, two entities of one name (the premise of this test)
+    start = NAMESAKE_QUESTION.index("Ilsa Varn")
+    at_span = [m for m in kg.catalog.link_mentions(NAMESAKE_QUESTION) if m[0] == start]
+    assert len(at_span) == 1  # the linker settles the name on one of them
+    view = GraphView(kg.db, kg.catalog, Scope.parse(None))
+    offered = [m for m in view.link_mentions(NAMESAKE_QUESTION) if m[0] == start]
+    assert offered[0] == at_span[0]  # the linker's choice first
+    assert sorted(m[2] for m in offered) == singers
+    assert {(m[0], m[1], m[3]) for m in offered} == {(start, start + len("Ilsa Varn"), "Ilsa Varn")}
+
+
+def test_a_namesake_from_another_corpus_does_not_take_the_question(kg):
+    kg.ingest_edits(DATA / "namesake_first.jsonl")
+    for method in METHODS:
+        before = kg.answer(NAMESAKE_QUESTION, method=method, agents="offline")
+        assert (before.answer, before.status) == ("Greta Hollin", "answered"), (method, before.reason)
+    kg.ingest_edits(DATA / "namesake_second.jsonl")
+    assert len(_singers(kg)) == 2
+    for method in METHODS:
+        after = kg.answer(NAMESAKE_QUESTION, method=method, agents="offline")
+        relations = [h.get("relation") for h in after.chain]
+        assert (after.answer, after.status) == ("Greta Hollin", "answered"), (method, after.reason, relations)
+        assert relations == ["country of citizenship", "head of state", "spouse"], method
+    # the other singer's own path still answers its own question
+    other = kg.answer("What is the capital of the country of citizenship of the director of Ilsa Varn?",
+                      method="care", agents="offline")
+    assert other.answer == "Port Amsel", other.reason
+
+
+# facts.jsonl states a citizenship and an employer; passages.jsonl says otherwise about the same people
+# (another country with its own capital, another employer with its own seat) and adds what only they know
+STATED_QUESTIONS = [
+    ("What is the capital of the country Brannoch Ives is a citizen of?", "Tessit"),
+    ("Where is the headquarters of the employer of Odile Marsh?", "Tessit"),
+]
+
+
+def test_a_document_corpus_does_not_overrule_the_stated_facts(kg):
+    kg.ingest_facts(DATA / "facts.jsonl")
+    kg.ingest_docs(DATA / "passages.jsonl", format="jsonl")
+    # the premise: the passages gave the same people relations of their own, read only from text
+    rows = kg.query("MATCH (:Entity {name: 'Brannoch Ives'})-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(t:Entity) "
+                    "RETURN f.relation AS relation, f.source AS source, t.name AS tail")[1]
+    assert any(r["tail"] == "Drelland" and r["source"] not in ("edit", "base") for r in rows), rows
+    for question, expected in STATED_QUESTIONS:
+        for method in METHODS:
+            result = kg.answer(question, method=method, agents="offline")
+            relations = [h.get("relation") for h in result.chain]
+            assert result.answer == expected, (question, method, result.answer, relations)
+            assert result.status == "answered", (question, method, result.reason)
+    # what only the passages know is still answered from them
+    born = kg.answer("Where was Brannoch Ives born?", method="care", agents="offline")
+    assert born.answer == "Hollow Reach", (born.answer, born.reason)
