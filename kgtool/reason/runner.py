@@ -19,6 +19,7 @@ from kgtool.reason import status as status_rule
 from kgtool.reason.agents.factory import ROLES
 from kgtool.reason.context import Budget, RunContext
 from kgtool.reason.trace import TraceRecorder
+from kgtool.reason.trace_sections import method_class_address
 from kgtool.retrieve.hop import HopRetriever
 
 
@@ -54,7 +55,8 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
     meter = agent_set.usage_source.tracking() if agent_set.usage_source is not None else contextlib.nullcontext(Usage())
     with kg.db.session() as session, meter as usage, _bound(agent_set.view, session):
         trace = TraceRecorder(kg.db, session, chosen.taxonomy)
-        record = {"embedder": kg.settings.embedder, "llm_model": kg.settings.llm_model if agents == "llm" else None}
+        record = {"embedder": kg.settings.embedder, "llm_model": kg.settings.llm_model if agents == "llm" else None,
+                  "method_class": method_class_address(chosen)}  # where its trace sections are declared
         trace.start_run(question, method, agents, scope, record, chosen.config())
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,

@@ -22,7 +22,7 @@ from kgtool.core.types import CandidateFact, Usage, Verdict
 from kgtool.graph.db import Database, Stopped, statements_stopped
 from kgtool.models.llm import take_prompt_trims
 from kgtool.reason.taxonomy import check
-from kgtool.reason.trace_sections import read_sections, sections_for
+from kgtool.reason.trace_sections import read_sections, sections_of_run
 from kgtool.retrieve.hop import candidate_from_row
 
 EPS = 1e-6
@@ -230,5 +230,5 @@ def load_trace(db: Database, run_id: str, methods=None) -> dict | None:
         for verdict in step["verdicts"]:
             verdict.setdefault("failed_hop", None)
     steps.sort(key=lambda s: (s["hop"], s["attempt"]))
-    sections = read_sections(db, run_id, sections_for(run.get("method"), methods))
+    sections = read_sections(db, run_id, sections_of_run(run, methods))
     return {"run": run, "steps": steps, "backtracks": backtracks, **sections}

@@ -20,7 +20,7 @@ from typing import Any
 
 from kgtool.reason.trace_sections import esc as _esc
 from kgtool.reason.trace_sections import num as _num
-from kgtool.reason.trace_sections import sections_for
+from kgtool.reason.trace_sections import sections_of_run
 
 # Geometry of one step column (pixels).
 COL_W, STEP_W, STEP_H, STEP_Y = 240, 200, 54, 100
@@ -241,7 +241,7 @@ def render_trace_html(trace: dict, methods=None) -> str:
         facts="".join(f'<dt>{k}</dt><dd id="run-{k}">{_esc(v)}</dd>' for k, v in facts),
         svg=_svg(steps, backtracks),
         table=_table(steps) + "".join(section.html(trace.get(section.key) or [])
-                                      for section in sections_for(run.get("method"), methods)),
+                                      for section in sections_of_run(run, methods)),
         data=script_json({"trace": trace, "details": _details(steps, backtracks)}),
     )
 

@@ -10,6 +10,9 @@ the HTML page adds each with its `html` renderer, so neither names a method.
 from __future__ import annotations
 
 import html
+import importlib
+import json
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -39,6 +42,39 @@ def sections_for(method: str | None, methods=None) -> tuple[TraceSection, ...]:
     if method not in methods:
         return ()
     return tuple(getattr(methods.get(method), "trace_sections", ()) or ())
+
+
+def method_class_address(method: object) -> str:
+    """"module:Class" of a method instance, stored on its Run so its sections can be found without a registry."""
+    cls = type(method)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def sections_of_run(run: dict, methods=None) -> tuple[TraceSection, ...]:
+    """The sections of the method class that answered `run` (its address is stored in the Run's settings);
+    else those its method name has in `methods` (None: the built-in registry).
+
+    The class is taken from a module already loaded, or imported when it is one of kgtool's own (a
+    method registered only in another process shows its steps only).
+    """
+    try:
+        address = json.loads(run.get("settings") or "{}").get("method_class") or ""
+    except (TypeError, ValueError, AttributeError):
+        address = ""
+    module_name, _, qualname = address.partition(":")
+    if module_name and qualname:
+        module = sys.modules.get(module_name)
+        try:
+            if module is None and module_name.startswith("kgtool."):
+                module = importlib.import_module(module_name)
+            if module is not None:
+                cls = module
+                for part in qualname.split("."):
+                    cls = getattr(cls, part)
+                return tuple(getattr(cls, "trace_sections", ()) or ())
+        except (ImportError, AttributeError):
+            pass
+    return sections_for(run.get("method"), methods)
 
 
 def read_sections(db, run_id: str, sections: Iterable[TraceSection]) -> dict[str, list[dict]]:

@@ -54,7 +54,7 @@ def print_trace(data: dict, methods=None) -> None:
     """A stored run: its steps with candidates, scores, N_eff and verdicts, backtracks, and the sections its
     method declares (found in `methods`, a Registry; None: the built-in one)."""
     from kgtool.reason.trace_html import by_score
-    from kgtool.reason.trace_sections import sections_for
+    from kgtool.reason.trace_sections import sections_of_run
 
     run = data["run"]
     console.print(styled((run["id"], "bold"), f" {run.get('method')}/{run.get('agents')} scope={run.get('scope')} "
@@ -86,7 +86,7 @@ def print_trace(data: dict, methods=None) -> None:
             console.print("    " + verdict_text(v))
     for b in data["backtracks"]:
         console.print(f"{b.get('kind') or 'backtrack'} {b['from_step']} -> {b['to_step']}: {b['reason']}")
-    for section in sections_for(run.get("method"), methods):  # what the run's method declares it shows
+    for section in sections_of_run(run, methods):  # what the run's method declares it shows
         for line in section.text(data.get(section.key) or []):
             console.print(line)
 
