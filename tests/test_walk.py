@@ -101,7 +101,7 @@ def test_walk_reaches_the_bridge_passage_and_stays_within_its_bound(walk_kg):
 
 def test_subgraph_read_caps_passages_per_entity(walk_kg):
     kg = walk_kg
-    [song] = [r["id"] for r in kg.db.read("passages/all") if r["title"] == "Hello Love (song)"]
+    [song] = [r["passage_id"] for r in kg.db.read("passages/all") if r["title"] == "Hello Love (song)"]
     with kg.db.session() as session:
         graph = read_subgraph(kg.db, session, [song], [], {"cases": None, "batches": None}, per_entity=1, max_new=1)
     assert graph.passages[0] == song and len(graph.passages) == 2

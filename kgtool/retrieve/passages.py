@@ -315,7 +315,6 @@ class PassageRetriever:
         new_order = sorted(range(len(merged)), key=lambda i: (-new_total[i], merged[i].passage_id))
         return merged, new_total, new_order
 
-
     def _walk(self, session, query, scope, pool, total, order):
         """Rank by (or fuse in) personalised PageRank over the subgraph around the pool and the question's entities."""
         from kgtool.retrieve.walk import read_subgraph, walk_scores
