@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kgtool.core.scope import Scope
+from kgtool.core.types import CandidateFact
+from kgtool.reason.agents.offline.common import StatedOnly, reads_passages
 from kgtool.reason.graphview import GraphView
 
 DATA = Path(__file__).resolve().parent / "data" / "mixed"
@@ -57,10 +59,13 @@ def test_a_namesake_from_another_corpus_does_not_take_the_question(kg):
 
 
 # facts.jsonl states a citizenship and an employer; passages.jsonl says otherwise about the same people
-# (another country with its own capital, another employer with its own seat) and adds what only they know
+# (another country with its own capital, another employer with its own seat), adds what only they know,
+# and describes the stated answer with a relation of its own ("Tessit is a city on the river Lune")
 STATED_QUESTIONS = [
     ("What is the capital of the country Brannoch Ives is a citizen of?", "Tessit"),
     ("Where is the headquarters of the employer of Odile Marsh?", "Tessit"),
+    # a passage about the answer names it "a city": no hop further for the answer's type
+    ("Which city is the capital of the country Brannoch Ives is a citizen of?", "Tessit"),
 ]
 
 
@@ -80,3 +85,18 @@ def test_a_document_corpus_does_not_overrule_the_stated_facts(kg):
     # what only the passages know is still answered from them
     born = kg.answer("Where was Brannoch Ives born?", method="care", agents="offline")
     assert born.answer == "Hollow Reach", (born.answer, born.reason)
+
+
+def _fact(fact_id: str, stated: bool) -> CandidateFact:
+    return CandidateFact(fact_id, "h", "H", "rel", "t", "T", "", None, "out", stated=stated)
+
+
+def test_the_source_prior_search_sees_only_stated_facts():
+    neighbours = {"h": [_fact("s1", True), _fact("p1", False)]}
+    stated = StatedOnly(neighbours)
+    assert [f.fact_id for f in stated["h"]] == ["s1"]
+    stated.update({"t": [_fact("p2", False), _fact("s2", True)]})  # a neighbourhood read later
+    assert [f.fact_id for f in stated["t"]] == ["s2"]
+    assert [f.fact_id for f in neighbours["h"]] == ["s1", "p1"]  # the answer's own cache is untouched
+    assert reads_passages(["s1", "p1"], neighbours) and not reads_passages(["s1"], neighbours)
+    assert not reads_passages([], neighbours)

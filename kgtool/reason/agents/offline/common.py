@@ -68,6 +68,26 @@ class Thresholds:
         return 1.0 if getattr(fact, "stated", True) else self.text_prior
 
 
+class StatedOnly(dict):
+    """A neighbourhood cache (entity id -> facts) that keeps only stated facts (edits, fact files):
+    the planner's source-prior search runs on it; neighbourhoods read into it later are filtered too."""
+
+    def __init__(self, neighbours: dict[str, list[CandidateFact]]):
+        super().__init__()
+        self.update(neighbours)
+
+    def update(self, other=(), **more) -> None:  # type: ignore[override]
+        for key, facts in dict(other, **more).items():
+            self[key] = [f for f in facts if getattr(f, "stated", True)]
+
+
+def reads_passages(fact_ids: Sequence[str], neighbours: dict[str, list[CandidateFact]]) -> bool:
+    """Does a path (its fact ids) take a fact read only from passages?"""
+    on_path = set(fact_ids)
+    return bool(on_path) and any(f.fact_id in on_path and not getattr(f, "stated", True)
+                                 for facts in neighbours.values() for f in facts)
+
+
 def first_per_group(facts: Sequence[CandidateFact], per_group: int) -> list[CandidateFact]:
     """The first per_group facts of each (relation, direction): what `neighborhoods` may return."""
     taken: dict[tuple[str, str], int] = {}

@@ -14,9 +14,11 @@ from kgtool.reason.agents.offline.common import (
     GraphView,
     Mention,
     OfflinePlan,
+    StatedOnly,
     Thresholds,
     _endpoints,
     _Profiles,
+    reads_passages,
     relation_key,
 )
 from kgtool.reason.agents.offline.structured import SearchSettings, StructuredPath, StructuredSearch
@@ -131,6 +133,13 @@ class OfflinePlanner:
         neighbours: dict[str, list[CandidateFact]] = {}
         groups = self._topic_groups(question, neighbours)
         coverage = self._plan_coverage(question, groups, neighbours)
+        if self.text_prior < 1.0 and reads_passages(coverage.facts, neighbours):
+            # the source prior: a path through facts read only from passages does not overrule one
+            # through stated facts that explains every relation phrase of the question (a passage hop
+            # would only add a word such as the answer's type, "which city", and change the answer)
+            stated = self._plan_coverage(question, groups, StatedOnly(neighbours))
+            if stated.relations and not stated.unexplained:
+                coverage = stated
         if not self.structured:
             return coverage
         found = self._plan_structured(question, groups, neighbours)
