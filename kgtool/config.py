@@ -117,8 +117,8 @@ class Settings:
     # or a fact file states, in planning and hop selection (1.0: sources are equal)
     offline_text_prior: float = 0.8
     # offline planner: also read the question's structure and choose between that search and the
-    # word-coverage one (issue 24); off by default until it matches the coverage search on MQuAKE
-    offline_structured: bool = False
+    # word-coverage one (issue 24; measured with bench/planner_gold_paths.py and kgtool eval)
+    offline_structured: bool = True
 
     @property
     def uses_local_server(self) -> bool:

@@ -21,9 +21,10 @@ from kgtool.reason.agents.offline.common import (
     reads_passages,
     relation_key,
 )
-from kgtool.reason.agents.offline.structured import SearchSettings, StructuredPath, StructuredSearch
+from kgtool.reason.agents.offline.plan_structured import choose, phrases_left, plan_structured, subquestion_for
+from kgtool.reason.agents.offline.structured import SearchSettings, StructuredSearch
 from kgtool.reason.lexicon import Lexicon
-from kgtool.reason.question import QuestionReading, read_question
+from kgtool.reason.question import read_question
 from kgtool.reason.relmatch import (
     RelationMatcher,
     RelationProfile,
@@ -80,7 +81,7 @@ class OfflinePlanner:
     structured: also read the question's relation phrases from its structure
         (kgtool.reason.question), search the path that explains them in order
         (StructuredSearch) and `choose` between it and the word-coverage search
-        (default: thresholds.structured, the `offline_structured` setting, off).
+        (default: thresholds.structured, the `offline_structured` setting, on).
     """
 
     def __init__(
@@ -175,56 +176,14 @@ class OfflinePlanner:
 
     def _plan_structured(self, question: str, groups: list[list[Mention]],
                          neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan | None:
-        """The best path explaining the question's phrases in order, from any topic mention.
-
-        A longer mention wins as soon as one of its paths explains every phrase;
-        None when no mention yields a path (the word-coverage search then tries).
-        """
+        """The structured search's plan (plan_structured.plan_structured), or None."""
         def read(entity_ids):
             self._load(entity_ids, neighbours)
             return {e: neighbours.get(e, []) for e in entity_ids}
 
         search = StructuredSearch(self.phrases, self.profiles.of_fact, read, self.search_settings,
                                   prior=self.source_prior)
-        best: tuple[tuple, Mention, QuestionReading, StructuredPath, list[str]] | None = None
-        for group in groups:
-            for mention in group:
-                reading = read_question(question, (mention[0], mention[1]))
-                path = search.search(reading, mention[2])
-                if path is None:
-                    continue
-                missing = search.unexplained(reading, path)
-                rank = (not missing, round(path.total, 6))
-                if best is None or rank > best[0]:
-                    best = (rank, mention, reading, path, missing)
-            if best is not None and not best[4]:
-                break
-        if best is None:
-            return None
-        _rank, (_s, _e, topic_id, surface), reading, path, missing = best
-        return self._structured_to_plan(topic_id, surface, reading, path, missing)
-
-    def _structured_to_plan(self, topic_id: str, surface: str, reading: QuestionReading, path: StructuredPath,
-                            missing: list[str]) -> OfflinePlan:
-        topic_name = self.graph.entity_name(topic_id) or surface
-        segments = reading.required
-        subqs = []
-        for i, hop in enumerate(path.hops):
-            prof = self.profiles.of_fact(hop.fact)
-            subqs.append(subquestion_for(prof, topic_name if i == 0 else PLACEHOLDER, hop.fact.direction))
-        return OfflinePlan(
-            subquestions=subqs,
-            topic=topic_name,
-            topic_id=topic_id,
-            relations=[h.key for h in path.hops],
-            directions=[h.fact.direction for h in path.hops],
-            entities=[_endpoints(h.fact)[1][0] for h in path.hops],
-            facts=[h.fact.fact_id for h in path.hops],
-            scores=[h.fit for h in path.hops],
-            explained=[[w for seg in segments[h.first:h.last] for w in seg.content] for h in path.hops],
-            score=path.total,
-            unexplained=missing,
-        )
+        return plan_structured(search, question, groups, self.graph.entity_name, self.profiles.of_fact)
 
     # -- topic linking ---------------------------------------------------
     @property
@@ -513,43 +472,5 @@ class OfflinePlanner:
         )
 
 
-def phrases_left(reading: QuestionReading, words_left: list[str]) -> list[str]:
-    """The relation phrases of the question's reading that a word-coverage plan leaves to no hop.
 
-    The coverage search accounts for words, so its leftovers include words that
-    name no relation (the answer's type, "which city"; a frame verb). A phrase
-    counts as unexplained only when none of its content words is accounted for;
-    answer-type and frame phrases are never required (see Segment).
-    """
-    left = {w.lower() for w in words_left}
-    return [seg.text for seg in reading.required
-            if not seg.soft and all(w.lower() in left for w in seg.content)]
-
-
-def choose(structured: OfflinePlan, coverage: OfflinePlan) -> OfflinePlan:
-    """Between the two searches' plans: the longer path (each stops where its reading of the
-    question ends, and a hop the other did not take is one it found a phrase or word for);
-    on equal length the structured reading when it explains every phrase. Measured on the
-    team's development sets (tests/data/paraphrase and the MQuAKE dev cases), neither search
-    alone is right on both: the structured one misses hops a question names by a type word
-    ("which continent ..."), the coverage one misreads order and paraphrases."""
-    if not coverage.relations:
-        return structured
-    if len(structured.relations) != len(coverage.relations):
-        return structured if len(structured.relations) > len(coverage.relations) else coverage
-    return structured if not structured.unexplained else coverage
-
-
-def subquestion_for(prof: RelationProfile, entity: str, direction: str = "out") -> str:
-    """A single-hop question for the relation about `entity`.
-
-    Uses the relation's own question phrasing when the corpus gives one, so
-    the sub-question reads as naturally as the data; otherwise a generic
-    "What is the <label> of <entity>?".
-    """
-    label = prof.label or prof.key
-    if direction == "in":
-        return f"Which entity has {entity} as its {label}?"
-    if prof.questions:
-        return prof.questions[0].replace("{}", entity)
-    return f"What is the {label} of {entity}?"
+__all__ = ["OfflinePlanner", "choose", "phrases_left", "subquestion_for"]
