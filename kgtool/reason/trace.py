@@ -80,6 +80,7 @@ class TraceRecorder:
         self.session = session
         self.taxonomy = taxonomy
         self.run_id: str | None = None
+        self.last_step_id: str | None = None
 
     def _run(self, name: str, **params) -> list[dict]:
         return self.db.run_in(self.session, name, **params)
@@ -134,7 +135,8 @@ class TraceRecorder:
             return [], (self.chain(chain_step_ids) if chain_step_ids else [])
         trims = take_prompt_trims()  # LLM prompts shortened to fit the context since the last steps
         if trims:
-            rows = [{**rows[0], "prompt_trims": json.dumps(trims)}, *rows[1:]]
+            rows = [{**rows[0], "prompt_trims": [json.dumps(t) for t in trims]}, *rows[1:]]
+        self.last_step_id = rows[-1]["id"]
         out = self._run("hop/record_step", run_id=self.run_id, steps=rows, eps=EPS, chain_step_ids=chain_step_ids)
         chain = out[0]["chain"] if out else []
         return [StepRecord(r["step_id"], r["neff"], r["state"]) for r in out], chain
@@ -163,6 +165,8 @@ class TraceRecorder:
 
     def verdict(self, step_id: str | None, verdict: Verdict, round_: int, finish: dict | None = None) -> str:
         """Record a verdict in the method's taxonomy; `finish` (see `finish_fields`) also closes the run."""
+        if finish is not None:
+            self._store_late_trims()
         verdict_id = new_id("verdict")
         self._run("trace/record_verdict", run_id=self.run_id, verdict_id=verdict_id, step_id=step_id,
                   valid=verdict.valid, taxonomy=self.taxonomy.__name__ if self.taxonomy else None,
@@ -172,7 +176,14 @@ class TraceRecorder:
 
     def finish(self, finish: dict) -> None:
         """Close the run without a verdict."""
+        self._store_late_trims()
         self._run("trace/finish_run", run_id=self.run_id, finish=finish)
+
+    def _store_late_trims(self) -> None:
+        """Prompts trimmed after the last step was written go on that step when the run closes."""
+        trims = take_prompt_trims()
+        if trims and self.last_step_id:
+            self._run("trace/add_prompt_trims", step_id=self.last_step_id, trims=[json.dumps(t) for t in trims])
 
     @staticmethod
     def finish_fields(*, answer: str | None, answer_id: str | None, status: str, latency_ms: float, load_ms: float,

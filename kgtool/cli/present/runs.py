@@ -67,7 +67,7 @@ def print_trace(data: dict, methods=None) -> None:
         neff = step["neff"] if step["neff"] is None else round(step["neff"], 3)
         console.print(styled(f"{mark} hop {step['hop']} attempt {step['attempt']}: {step['query']}  ",
                              (f"N_eff={neff} ({step['state']}, gamma {step['gamma']})", "dim")))
-        for trim in json.loads(step.get("prompt_trims") or "[]"):  # LLM task data shortened before this step
+        for trim in map(json.loads, step.get("prompt_trims") or []):  # LLM task data shortened to fit
             console.print(styled((f"    {trim['role']} prompt trimmed to fit a {trim['context']}-token context: "
                                   f"~{trim['tokens_before']} -> ~{trim['tokens_after']} tokens", "dim")))
         table = Table(show_edge=False, pad_edge=False)

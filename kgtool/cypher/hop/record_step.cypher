@@ -14,7 +14,7 @@
 //         $steps (list of {id, kind, hop, attempt, query, entity_id, entity, gamma, prev_step_id,
 //                 candidates: list of {id, kind ('fact'|'passage'), rank, score, passes, scores: map},
 //                 chosen_id, chosen_kind, answer_id, answer, generated,
-//                 prompt_trims (optional: JSON list of the LLM prompts trimmed to fit the context before it)})
+//                 prompt_trims (optional: list of JSON strings, the LLM prompts trimmed to fit the context before it)})
 // returns: step_id, neff, state, p (one row per step, in the order given),
 //          chain (the same on every row: list of the trace/chain columns, [] when $chain_step_ids is null)
 MATCH (run:Run {id: $run_id})
