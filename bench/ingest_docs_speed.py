@@ -126,6 +126,7 @@ def main() -> int:
                 path = synthetic(source, n, Path(tmp) / f"synthetic-{n}.json")
                 log(f"synthetic corpus of {n} passages: new path")
                 result = run(kg, path, "hotpotqa", True)
+            log(f"  {result['passages']} passages in {result['seconds']:.1f} s")
             rows.append((f"synthetic {n} (new)", result["passages"], result["embedded"], f"{result['seconds']:.1f}",
                          f"{result['per_s']:.1f}", "-"))
     print(table(("corpus (path)", "passages", "embedded", "seconds", "passages/s", "new/old"), rows))
