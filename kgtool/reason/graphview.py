@@ -89,6 +89,26 @@ class GraphCatalog:
     def link(self, name: str) -> str | None:
         return self.gazetteer.link(name)
 
+    def as_written(self, text: str, mentions) -> list[tuple[int, int, str, str]]:
+        """The mentions, without a word the text writes in lower case where the entity's name is capitalised.
+
+        In a text that capitalises its names, "citizenship" is the ordinary word, not the entity
+        "Citizenship" a document corpus made of a heading (what document ingestion already assumes
+        for one-word names). A lower-case text is taken as it is: it says nothing about names.
+        """
+        first_space = text.find(" ")
+        if first_space < 0 or not any(ch.isupper() for ch in text[first_space:]):
+            return list(mentions)
+        kept = []
+        for mention in mentions:
+            surface = mention[3]
+            if surface == surface.lower() and not any(ch.isdigit() for ch in surface):
+                name = self.entity_name(mention[2]) or ""
+                if name != name.lower():
+                    continue
+            kept.append(mention)
+        return kept
+
     def with_namesakes(self, mentions, limit: int = NAMESAKES) -> list[tuple[int, int, str, str]]:
         """The mentions, each followed by up to `limit` other entities that bear the same name.
 
@@ -129,9 +149,9 @@ class GraphView:
         return pools
 
     def link_mentions(self, text: str):
-        """Linked mentions, longest first as the linker finds them, each followed by its namesakes
-        (other entities of the same name, GraphCatalog.with_namesakes) at the same span."""
-        return self.catalog.with_namesakes(self.catalog.link_mentions(text))
+        """Linked mentions as the linker finds them, less ordinary words (GraphCatalog.as_written),
+        each followed by its namesakes (other entities of the same name, GraphCatalog.with_namesakes)."""
+        return self.catalog.with_namesakes(self.catalog.as_written(text, self.catalog.link_mentions(text)))
 
     def entity_name(self, entity_id: str) -> str:
         return self.catalog.entity_name(entity_id)
