@@ -152,7 +152,10 @@ class StructuredSearch:
         out = [(parts[0], True) for (i, j), (parts, _whole) in texts.items() if j == i + 1]
         out += [(whole, False) for (i, j), (_parts, whole) in texts.items() if j > i + 1]
         type_text = self._type_text(reading)
-        return out + ([(type_text, True)] if type_text else [])
+        # the words of a phrase alone: what a second hop for the phrase is scored on (_splits)
+        words = [(w, True) for parts, whole in texts.values() if len(parts) == 1 and " " in whole
+                 for w in whole.split()]
+        return out + ([(type_text, True)] if type_text else []) + words
 
     def _extend(self, path: StructuredPath, facts: list[CandidateFact], texts: dict, n: int) -> list[StructuredPath]:
         groups: dict[tuple[str, str], list[CandidateFact]] = {}
