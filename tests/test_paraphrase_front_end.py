@@ -117,3 +117,45 @@ def test_every_method_answers_the_paraphrase_set_with_the_right_chains(kg, monke
         # planner gets about 6): a floor against regressions, not issue 24's 0.95 target.
         assert right >= 10, (method, right, len(sample))
         assert chains >= 10, (method, chains, len(sample))
+
+
+def _plan_of(relations, unexplained):
+    from kgtool.reason.agents.offline.common import OfflinePlan
+    return OfflinePlan(subquestions=["q"] * len(relations), relations=list(relations), unexplained=list(unexplained))
+
+
+def test_choose_takes_the_reading_that_leaves_fewer_phrases_unexplained():
+    """Between the two searches' plans: fewer unexplained phrases first, then the longer path,
+    then the structured reading (it follows the question's order)."""
+    from kgtool.reason.agents.offline.planner import choose
+    longer_guess = _plan_of(["a", "b", "c", "d"], ["holds citizenship", "performer"])
+    shorter_whole = _plan_of(["a", "b", "c"], [])
+    assert choose(longer_guess, shorter_whole) is shorter_whole  # the structured one read past the question
+    assert choose(shorter_whole, longer_guess) is shorter_whole
+    structured, coverage = _plan_of(["a", "b"], []), _plan_of(["a"], [])
+    assert choose(structured, coverage) is structured  # equally explained: the longer path
+    same_s, same_c = _plan_of(["a", "b"], []), _plan_of(["b", "a"], [])
+    assert choose(same_s, same_c) is same_s  # a tie: the structured reading's order
+    assert choose(same_s, _plan_of([], ["x"])) is same_s  # the coverage search found no hop
+
+
+def test_the_planner_embeds_a_new_question_in_one_model_call(matcher):  # noqa: F811
+    """Both searches' strings (every topic mention's words, the structured reading's phrases and
+    their synonyms) go to the model together: one call for a question whose relations the
+    planner has met before, however many phrases it has."""
+    from kgtool.reason.relmatch import RelationMatcher
+    calls = []
+    inner = matcher.encoder.inner
+
+    class Counting:
+        def encode(self, texts):
+            calls.append(list(texts))
+            return inner.encode(texts)
+
+    counting = RelationMatcher(Counting())
+    planner = OfflinePlanner(ToyGraph(), counting)
+    planner.plan("What is the capital of the country where the spouse of Mara Voss holds citizenship?")
+    calls.clear()
+    found = planner.plan("What is the capital city of the nation of Mara Voss's better half?")
+    assert found.relations == ["spouse", "citizenship", "capital"]
+    assert len(calls) == 1, calls

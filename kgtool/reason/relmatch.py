@@ -161,6 +161,10 @@ class RelationMatcher:
         batch = units + ([whole_text] if whole and whole_text and len(tokens) > 1 else [])
         return tokens, units, unit_tokens, batch
 
+    def strings(self, text: str, exclude: Sequence[tuple[int, int]] = (), *, whole: bool = True) -> list[str]:
+        """The strings `analyse` embeds for this text (to batch them with other strings)."""
+        return self._split(text, exclude, whole)[3]
+
     def analyse(self, text: str, exclude: Sequence[tuple[int, int]] = (), *, whole: bool = True) -> TextAnalysis:
         """Split a text into content tokens (and, if `max_group` > 1, word groups) and embed them.
 

@@ -64,6 +64,10 @@ class PhraseScorer:
             variants.setdefault(words[-1].lower(), WORD_WEIGHT)
         return list(variants.items())
 
+    def strings(self, phrases: Sequence[tuple[str, bool]]) -> list[str]:
+        """What `prepare` would embed for these (phrase, parts): to batch it with other strings."""
+        return list(dict.fromkeys(v for key in dict.fromkeys(phrases) for v, _ in self._variant_weights(*key)))
+
     def prepare(self, phrases: Sequence[tuple[str, bool]]) -> None:
         """Embed the variants of several (phrase, parts) in one embedder call."""
         pending = {key: self._variant_weights(*key) for key in dict.fromkeys(phrases) if key not in self._variants}

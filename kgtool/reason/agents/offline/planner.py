@@ -133,6 +133,9 @@ class OfflinePlanner:
     def plan(self, question: str) -> OfflinePlan:
         neighbours: dict[str, list[CandidateFact]] = {}
         groups = self._topic_groups(question, neighbours)
+        search = self._structured_search(neighbours) if self.structured else None
+        if search is not None:
+            self._embed_once(question, groups, search)
         coverage = self._plan_coverage(question, groups, neighbours)
         if self.text_prior < 1.0 and reads_passages(coverage.facts, neighbours):
             # the source prior: a path through facts read only from passages does not overrule one
@@ -141,18 +144,38 @@ class OfflinePlanner:
             stated = self._plan_coverage(question, groups, StatedOnly(neighbours))
             if stated.relations and not stated.unexplained:
                 coverage = stated
-        if not self.structured:
+        if search is None:
             return coverage
-        found = self._plan_structured(question, groups, neighbours)
+        found = plan_structured(search, question, groups, self.graph.entity_name, self.profiles.of_fact)
         if found is None:
             return coverage
         if self.text_prior < 1.0:
             # the source prior: a coverage path through facts read only from passages does not
             # overrule a structured path through facts that edits or fact files state
-            from_text = {f.fact_id for facts in neighbours.values() for f in facts if not f.stated}
-            if from_text.intersection(coverage.facts) and not from_text.intersection(found.facts):
+            if reads_passages(coverage.facts, neighbours) and not reads_passages(found.facts, neighbours):
                 return found
         return choose(found, coverage)
+
+    def _structured_search(self, neighbours: dict[str, list[CandidateFact]]) -> StructuredSearch:
+        """The structured search (plan_structured.plan_structured), reading through the planner's cache."""
+        def read(entity_ids):
+            self._load(entity_ids, neighbours)
+            return {e: neighbours.get(e, []) for e in entity_ids}
+
+        return StructuredSearch(self.phrases, self.profiles.of_fact, read, self.search_settings,
+                                prior=self.source_prior)
+
+    def _embed_once(self, question: str, groups: list[list[Mention]], search: StructuredSearch) -> None:
+        """One embedder call for the strings both searches will ask for, for every topic mention:
+        each model call has a fixed cost (measured: ~50 ms on one free core, several times that on
+        a busy machine), and the two searches would otherwise make two or more per question."""
+        strings: list[str] = []
+        for group in groups:
+            for start, end, _entity_id, _surface in group:
+                strings += self.matcher.strings(question, [(start, end)], whole=False)
+                strings += self.phrases.strings(search.wanted(read_question(question, (start, end))))
+        if strings:
+            self.matcher.encoder.encode(list(dict.fromkeys(strings)))
 
     def _plan_coverage(self, question: str, groups: list[list[Mention]],
                        neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan:
@@ -173,17 +196,6 @@ class OfflinePlanner:
         _score, plan, topic = best
         plan.unexplained = phrases_left(read_question(question, topic), plan.unexplained)
         return plan
-
-    def _plan_structured(self, question: str, groups: list[list[Mention]],
-                         neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan | None:
-        """The structured search's plan (plan_structured.plan_structured), or None."""
-        def read(entity_ids):
-            self._load(entity_ids, neighbours)
-            return {e: neighbours.get(e, []) for e in entity_ids}
-
-        search = StructuredSearch(self.phrases, self.profiles.of_fact, read, self.search_settings,
-                                  prior=self.source_prior)
-        return plan_structured(search, question, groups, self.graph.entity_name, self.profiles.of_fact)
 
     # -- topic linking ---------------------------------------------------
     @property

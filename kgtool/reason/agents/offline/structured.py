@@ -94,12 +94,9 @@ class StructuredSearch:
         n = len(segments)
         if not n:
             return None
-        singles = [merged_text([seg]) for seg in segments]
-        texts = {(i, j): (singles[i:j], merged_text(segments[i:j])) for i in range(n)
-                 for j in range(i + 1, min(n, i + self.s.max_merge) + 1)}
+        texts = self._texts(segments)
         type_text = self._type_text(reading)
-        wanted = [(t, True) for t in singles] + [(whole, False) for (i, j), (_p, whole) in texts.items() if j > i + 1]
-        self.scorer.prepare(wanted + ([(type_text, True)] if type_text else []))
+        self.scorer.prepare(self.wanted(reading))
         soft_end = n > 1 and segments[-1].soft
         beam = [StructuredPath((), topic_id, frozenset([topic_id]), 0, 0.0)]
         finished: list[StructuredPath] = []
@@ -141,6 +138,24 @@ class StructuredSearch:
         if not finished:
             return None
         return max(finished, key=lambda p: (round(p.total, 6), -len(p.hops)))
+
+    def _texts(self, segments: Sequence[Segment]) -> dict[tuple[int, int], tuple[list[str], str]]:
+        """(i, j) -> the texts of phrases i..j-1 alone and said together (at most max_merge)."""
+        n = len(segments)
+        singles = [merged_text([seg]) for seg in segments]
+        return {(i, j): (singles[i:j], merged_text(segments[i:j])) for i in range(n)
+                for j in range(i + 1, min(n, i + self.s.max_merge) + 1)}
+
+    def wanted(self, reading: QuestionReading) -> list[tuple[str, bool]]:
+        """The (phrase, parts) pairs a search of this reading scores (PhraseScorer.prepare's input)."""
+        texts = self._texts(reading.required)
+        out = [(parts[0], True) for (i, j), (parts, _whole) in texts.items() if j == i + 1]
+        out += [(whole, False) for (i, j), (_parts, whole) in texts.items() if j > i + 1]
+        type_text = self._type_text(reading)
+        # the words of a phrase alone: what a second hop for the phrase is scored on (_splits)
+        words = [(w, True) for parts, whole in texts.values() if len(parts) == 1 and " " in whole
+                 for w in whole.split()]
+        return out + ([(type_text, True)] if type_text else []) + words
 
     def _extend(self, path: StructuredPath, facts: list[CandidateFact], texts: dict, n: int) -> list[StructuredPath]:
         groups: dict[tuple[str, str], list[CandidateFact]] = {}
