@@ -117,6 +117,7 @@ def main() -> int:
         server.start()
     try:
         with KnowledgeGraph.connect(settings) as kg:
+            kg.init_schema()  # what `kgtool db start` applies: a home this script started first has none
             build(kg, settings.home, args.file, corpora)
             log(f"evaluating {args.method} on {args.file.name}")
             result = kg.evaluate_mquake(str(args.file), methods=args.method, agents="offline",
