@@ -463,7 +463,7 @@ class KnowledgeGraph(GraphServices):
         """Forget what was derived from the graph's contents (names, relations, checked scopes)."""
         self._catalog = None
         self._scopes_checked = set()
-        from kgtool.ingest.linking import GraphLinker
+        from kgtool.ingest.graph_linker import GraphLinker
 
         GraphLinker.forget(self.db)  # new aliases leave the entity count alone: re-check every entity's name keys
 

@@ -19,7 +19,7 @@ from kgtool.api import KnowledgeGraph
 from kgtool.cli import main
 from kgtool.errors import ConfigError, InputError, ServerError
 from kgtool.graph.server import LocalServer
-from kgtool.ingest.linking import GraphLinker
+from kgtool.ingest.graph_linker import GraphLinker
 
 SAMPLE_NODES = 40  # per label: the sorted sample whose property maps must be equal
 

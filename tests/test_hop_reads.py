@@ -41,7 +41,7 @@ def test_a_capped_pool_is_the_first_facts_of_each_group_of_the_whole_pool(kg):
 
 
 def test_the_name_of_a_linked_entity_needs_no_second_read(kg):
-    from kgtool.ingest.linking import GraphLinker
+    from kgtool.ingest.graph_linker import GraphLinker
     from kgtool.ingest.records import BaseFact
 
     _load(kg, [BaseFact("Amber Vale", "country", "Hubland")])

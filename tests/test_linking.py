@@ -174,7 +174,7 @@ def test_batched_pattern_tokenisation_matches_one_doc_per_name():
 
 # --------------------------------------------------------------------------- the graph linker
 
-from kgtool.ingest.linking import GraphLinker, word_spans  # noqa: E402
+from kgtool.ingest.graph_linker import GraphLinker, word_spans  # noqa: E402
 
 NAMES = {
     "Q30": ["United States of America", "the United States", "USA", "US", "America"],

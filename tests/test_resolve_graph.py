@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from kgtool.cli import main
 from kgtool.core.text import normalize
-from kgtool.ingest.linking import GraphLinker
+from kgtool.ingest.graph_linker import GraphLinker
 from kgtool.ingest.load import source_id
 
 QUESTION = ("What is the official language of the country of citizenship of the spouse of the founder of "

@@ -20,7 +20,7 @@ from pathlib import Path
 from kgtool.errors import InputError
 from kgtool.graph.bulk_import import CsvTable, ImportFiles, check_list_items
 from kgtool.ingest import load
-from kgtool.ingest.linking import MAX_SPAN_TOKENS, name_keys, word_spans
+from kgtool.ingest.graph_linker import MAX_SPAN_TOKENS, name_keys, word_spans
 
 
 # what later batches can change about a fact, as bits of one small int per fact id

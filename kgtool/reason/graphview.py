@@ -13,7 +13,8 @@ from kgtool.core.scope import Scope
 from kgtool.core.types import CandidateFact
 from kgtool.errors import ConfigError
 from kgtool.graph.db import Database
-from kgtool.ingest.linking import Gazetteer, GraphLinker
+from kgtool.ingest.graph_linker import GraphLinker
+from kgtool.ingest.linking import Gazetteer
 from kgtool.retrieve.hop import read_pools
 
 LINKERS = ("graph", "gazetteer")
@@ -26,7 +27,7 @@ class GraphCatalog:
     """Entity linking and relation phrasings of the whole graph.
 
     `linker` (the `linker` setting): "graph" looks names up in the name keys
-    stored in the graph (kgtool.ingest.linking.GraphLinker), so a new process
+    stored in the graph (kgtool.ingest.graph_linker.GraphLinker), so a new process
     is ready after one read; "gazetteer" reads every name into an in-memory
     spaCy gazetteer first (the former way, kept to compare against). Both
     link the same mentions (tests/test_linking.py).

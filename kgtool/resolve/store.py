@@ -21,7 +21,7 @@ from typing import Iterable
 
 from kgtool.errors import InputError
 from kgtool.graph.db import Database
-from kgtool.ingest.linking import GraphLinker
+from kgtool.ingest.graph_linker import GraphLinker
 from kgtool.resolve.base import Candidate, EntityView
 from kgtool.resolve.plan import propose
 from kgtool.resolve.resolvers import CHOICES, build

@@ -345,7 +345,7 @@ class PassageRetriever:
     def _question_entities(self, session, query: str) -> list[str]:
         """The entities the query names, as kgtool.retrieve.walk.question_entities keeps them."""
         if self._linker is None:
-            from kgtool.ingest.linking import GraphLinker
+            from kgtool.ingest.graph_linker import GraphLinker
 
             self._linker = GraphLinker(self.db)
         from kgtool.retrieve.walk import question_entities

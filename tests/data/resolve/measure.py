@@ -43,7 +43,7 @@ KNOWLEDGE = {"Entity", "MergedEntity", "EntityMerge", "Fact", "Edit", "Passage",
 
 
 def counts(kg) -> dict:
-    from kgtool.ingest.linking import GraphLinker
+    from kgtool.ingest.graph_linker import GraphLinker
 
     GraphLinker(kg.db).sync()  # name keys current, so both snapshots compare like with like
     stats = kg.stats()
