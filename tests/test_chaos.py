@@ -20,7 +20,8 @@ import pytest
 
 from kgtool.api import KnowledgeGraph
 from kgtool.errors import DatabaseUnavailable, describe
-from kgtool.graph.server import LocalServer, _alive
+from kgtool.core.process import process_alive
+from kgtool.graph.server import LocalServer
 from helpers import own_server
 from stub_llm import Reply
 
@@ -59,7 +60,7 @@ def kill_server(settings) -> None:
     pid = server.pid()
     assert pid, "the chaos server is not running"
     os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not _alive(pid), 30, "the killed server to be gone")
+    wait_for(lambda: not process_alive(pid), 30, "the killed server to be gone")
 
 
 def counts(settings) -> dict:

@@ -46,19 +46,6 @@ def _java_major(java: Path) -> int | None:
     return int(match.group(2)) if major == 1 and match.group(2) else major
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # a zombie child still answers kill(0); check its state
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-        return state != "Z"
-    except (FileNotFoundError, IndexError):
-        return True
 
 
 def _port_in_use(port: int) -> bool:

@@ -28,12 +28,12 @@ from importlib import resources
 from pathlib import Path
 
 from kgtool.config import Settings
+from kgtool.core.process import process_alive
 from kgtool.errors import ServerError
 from kgtool.graph import user_conf
 from kgtool.graph.plugins import PluginStore, parse_plugin_setting
 from kgtool.graph.host import (  # noqa: F401  (private_home and free_port are imported from here too)
     _PRIVATE_UMASK,
-    _alive,
     _dir_size,
     _java_major,
     _port_in_use,
@@ -280,7 +280,7 @@ class LocalServer:
             pid = int(self.pid_file.read_text().strip())
         except (FileNotFoundError, ValueError):
             return None
-        return pid if _alive(pid) else None
+        return pid if process_alive(pid) else None
 
     def start(self, timeout: float = 180.0) -> bool:
         """Start the server and wait until Bolt answers. False if it was already running."""
@@ -352,7 +352,7 @@ class LocalServer:
         while time.monotonic() < deadline:
             if proc is not None and proc.poll() is not None:
                 raise ServerError(f"Neo4j exited with code {proc.returncode} while starting.")
-            if proc is None and not _alive(pid):
+            if proc is None and not process_alive(pid):
                 raise ServerError(f"Neo4j (pid {pid}) died while starting.")
             if self._bolt_answers():
                 return
@@ -389,9 +389,9 @@ class LocalServer:
             return False
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and _alive(pid):
+        while time.monotonic() < deadline and process_alive(pid):
             time.sleep(0.2)
-        if _alive(pid):
+        if process_alive(pid):
             os.kill(pid, signal.SIGKILL)
             time.sleep(0.5)
         self.pid_file.unlink(missing_ok=True)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from kgtool.config import Settings
+from kgtool.core.process import process_alive
 from kgtool.errors import ServerError, require
 
 # an sdist that vendors llama.cpp at a known revision; its name and version fix the sources
@@ -162,7 +163,7 @@ class LocalLLMServer:
             state = ServerState(**json.loads(self.state_file.read_text()))
         except (FileNotFoundError, ValueError, TypeError):
             return None
-        if not _alive(state.pid):
+        if not process_alive(state.pid):
             self.state_file.unlink(missing_ok=True)
             return None
         return state
@@ -222,17 +223,6 @@ def _healthy(port: int) -> bool:
         return False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie still answers kill(0)
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except (FileNotFoundError, IndexError):
-        return True
 
 
 def _terminate(pid: int, timeout: float = 30.0) -> None:
@@ -241,9 +231,9 @@ def _terminate(pid: int, timeout: float = 30.0) -> None:
     except ProcessLookupError:
         return
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _alive(pid):
+    while time.monotonic() < deadline and process_alive(pid):
         time.sleep(0.2)
-    if _alive(pid):
+    if process_alive(pid):
         os.kill(pid, signal.SIGKILL)
     try:
         os.waitpid(pid, os.WNOHANG)  # reap it when this process started it
