@@ -153,7 +153,7 @@ def test_the_planner_embeds_a_new_question_in_one_model_call(matcher):  # noqa: 
             return inner.encode(texts)
 
     counting = RelationMatcher(Counting())
-    planner = OfflinePlanner(ToyGraph(), counting)
+    planner = OfflinePlanner(ToyGraph(), counting, thresholds=Thresholds(structured=True))
     planner.plan("What is the capital of the country where the spouse of Mara Voss holds citizenship?")
     calls.clear()
     found = planner.plan("What is the capital city of the nation of Mara Voss's better half?")
