@@ -118,7 +118,6 @@ class OfflinePlan(Plan):
     explained: list[list[str]] = field(default_factory=list)  # question words each hop accounts for
     score: float = 0.0  # the path's total score
     unexplained: list[str] = field(default_factory=list)  # question words no hop accounts for
-    topic_span: tuple[int, int] | None = None  # character span of the topic mention the path starts from
 
 
 # ---------------------------------------------------------------------------

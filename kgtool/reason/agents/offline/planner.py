@@ -142,7 +142,7 @@ class OfflinePlanner:
             # through stated facts that explains every relation phrase of the question (a passage hop
             # would only add a word such as the answer's type, "which city", and change the answer)
             stated = self._plan_coverage(question, groups, StatedOnly(neighbours))
-            if stated.relations and not stated.unexplained and self._explains_as_much(question, stated, coverage):
+            if stated.relations and not stated.unexplained and self._settles_as_much(groups, stated, coverage):
                 coverage = stated
         if search is None:
             return coverage
@@ -153,7 +153,7 @@ class OfflinePlanner:
             # the source prior: a coverage path through facts read only from passages does not
             # overrule a structured path through facts that edits or fact files state
             if (reads_passages(coverage.facts, neighbours) and not reads_passages(found.facts, neighbours)
-                    and len(found.relations) >= len(coverage.relations)):
+                    and self._settles_as_much(groups, found, coverage)):
                 return found
         return choose(found, coverage)
 
@@ -196,18 +196,15 @@ class OfflinePlanner:
             return OfflinePlan(subquestions=[question])
         _score, plan, topic = best
         plan.unexplained = phrases_left(read_question(question, topic), plan.unexplained)
-        plan.topic_span = topic
         return plan
 
     @staticmethod
-    def _explains_as_much(question: str, stated: OfflinePlan, from_text: OfflinePlan) -> bool:
-        """May a stated path replace one taking a passage fact (the source prior)? When it is as long,
-        or explains every word the passage path does but the answer's type ("which city"): a
-        constraint only a document settles is not overruled."""
-        if len(stated.relations) >= len(from_text.relations) or from_text.topic_span is None:
-            return len(stated.relations) >= len(from_text.relations)
-        optional = {w.lower() for seg in read_question(question, from_text.topic_span).segments if seg.optional for w in seg.words}
-        return {w.lower() for hop in from_text.explained for w in hop} - optional <= {w.lower() for hop in stated.explained for w in hop}
+    def _settles_as_much(groups: list[list[Mention]], stated: OfflinePlan, from_text: OfflinePlan) -> bool:
+        """May a stated path replace one taking a passage fact (the source prior)? Not when the
+        passage path reaches an entity the question names that the stated one misses: that hop is
+        a constraint of the question ("... recorded in Lisbon") only a document settles."""
+        named = {m[2] for group in groups for m in group}
+        return not (named & set(from_text.entities)) - set(stated.entities)
 
     # -- topic linking ---------------------------------------------------
     @property
