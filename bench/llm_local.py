@@ -17,7 +17,7 @@ figures; `--report` prints the table of what the file holds without answering an
 
     python bench/llm_local.py [--cases 20] [--methods care,c2rag,reagent,safe,vog]
         [--ways offline,schema,text] [--base-url URL --model-name NAME | --model packaged|PATH]
-        [--out /tmp/llm_local.jsonl] [--report]
+        [--out llm_local.jsonl] [--report]
 
 A 270M base model is not expected to be accurate; the figures say what a user would see.
 """
@@ -57,7 +57,8 @@ def main() -> None:
     parser.add_argument("--model", default="packaged", help="GGUF to serve when no --base-url")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per LLM call")
-    parser.add_argument("--out", type=Path, default=Path("/tmp/llm_local.jsonl"))
+    parser.add_argument("--out", type=Path, default=Path("llm_local.jsonl"),
+                        help="the JSONL of finished rows (default: llm_local.jsonl in the current directory)")
     parser.add_argument("--report", action="store_true", help="only print the table of --out")
     parser.add_argument("--until", default=None, help="HH:MM (local time): start no case after it")
     parser.add_argument("--by-case", action="store_true",

@@ -7,7 +7,7 @@ home you name (ingesting takes minutes: MuSiQue and HotpotQA together ~10 min
 on two cores) and evaluates it as often as you like; a marker file in the home
 records what was ingested, so a second run only answers.
 
-    KGTOOL_HOME=/tmp/kgh-x KGTOOL_NEO4J_PORT=7720 .venv/bin/python bench/mixed_store.py \
+    KGTOOL_HOME=mixed-home KGTOOL_NEO4J_PORT=7720 .venv/bin/python bench/mixed_store.py \
         [--corpus musique,hotpotqa | --corpus none] [--method care,c2rag,...] [--workers 2] [--limit N] \
         [--json out.json] [--keep-running]
 
