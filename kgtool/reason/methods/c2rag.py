@@ -69,8 +69,13 @@ class C2RagConfig(PartConfig):
     passages: int = setting(3, "K_t: passages kept after reranking in textual recovery")
     reranker: str = setting("auto", "cross-encoder for the rerank: auto (the installed one), or a model name")
     min_relevance: float = setting(0.2, "reranker score (0..1) below which a candidate is no evidence at all")
+    text_margin: float = setting(1.25, "source prior (not in the paper): where the anchors have stated facts, facts "
+                                       "read only from passages compete for a constraint only if one scores over "
+                                       "text_margin times the best stated candidate (0: no prior)")
 
     def check(self) -> None:
+        if self.text_margin < 0:
+            raise ConfigError(f"c2rag: text_margin must be 0 or more, got {self.text_margin}")
         for name in ("top_k", "relation_variants", "anchors", "relation_top", "passage_pool", "passages"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"c2rag: {name} must be at least 1, got {getattr(self, name)}")
@@ -120,6 +125,7 @@ class C2Rag:
         # a candidate the reranker scores below this (both rerankers score 0..1) is no evidence for the
         # constraint: without the floor a lone, unrelated fact would get p = 1 and pass any gamma
         self.min_relevance = self.settings.min_relevance
+        self.text_margin = self.settings.text_margin
 
     def config(self) -> dict:
         return self.settings.as_dict()
@@ -287,10 +293,20 @@ class C2Rag:
             scored.append((cand, float(raw) * w, {"s_rel": float(s_rel[i]), self._rerank.name: float(raw),
                                                   "anchor": weight_of[cand.fact_id]}))
         scored.sort(key=lambda t: (-t[1], t[0].fact_id))
-        top = [t for t in scored if t[1] >= self.min_relevance][: self.top_k]
+        top = self._stated_first([t for t in scored if t[1] >= self.min_relevance])[: self.top_k]
         for rank, (cand, _z, _e) in enumerate(top, start=1):
             cand.rank = rank
         return top
+
+    def _stated_first(self, scored: list[tuple]) -> list[tuple]:
+        """The source prior: facts an edit or a fact file states settle a constraint without the passages'
+        facts, unless a passage fact clearly scores higher (a corpus stored beside the stated facts must not
+        unsettle what they settle, yet still answers what they do not know)."""
+        stated = [t for t in scored if t[0].stated]
+        if not stated or self.text_margin <= 0:
+            return scored
+        best_text = max((t[1] for t in scored if not t[0].stated), default=0.0)
+        return stated if best_text <= self.text_margin * stated[0][1] else scored
 
     def _recover(self, ctx: RunContext, question: str, c: Constraint, text: str, hop: HopState | None,
                  anchors: list[Value], names: dict, reader):
