@@ -87,10 +87,6 @@ class AnswerGraph:
     catalog: Any
     _view: Any = None
 
-    def run(self, name: str, **params) -> list[dict]:
-        """The named Cypher (kgtool/cypher/<name>.cypher) in this answer's session."""
-        return self.db.run_in(self.session, name, **params)
-
     @property
     def view(self):
         if self._view is None:
