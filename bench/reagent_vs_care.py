@@ -1,7 +1,7 @@
 """ReAgent's answer latency beside CARE's, on the same questions of the same graph.
 
     .venv/bin/python bench/reagent_vs_care.py [--file PATH] [--questions 60] [--seed 7]
-        [--methods care,reagent] [--profile reagent] [--top 25]
+        [--methods care,reagent] [--profile reagent] [--top 25] [--slowest 5]
 
 A throwaway Neo4j (common.bench_graph) is loaded with the edits of --file
 (default ../shared/data/mquake-hard-dev.json). --questions of its questions
@@ -15,7 +15,8 @@ answer's own (`Answer.latency_ms`: model loading apart), the same figure
 Printed: per method p50, p90 and mean latency, correct answers and statuses, and
 each method's p50 over the first method's. --profile METHOD profiles that
 method's answers (cProfile, cumulative time, --top rows) after the timing, on
-the same questions.
+the same questions. --slowest N lists each method's N slowest answers (latency,
+status, backtracks, question), to see what the tail is made of.
 """
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--methods", default="care,reagent")
     parser.add_argument("--profile", default=None, help="a method to profile after the timing")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--slowest", type=int, default=0, help="list each method's N slowest answers")
     args = parser.parse_args(argv)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
 
@@ -56,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     latency = {m: [] for m in methods}
     right = Counter()
     statuses = {m: Counter() for m in methods}
+    answers = {m: [] for m in methods}
     with bench_graph(heap, pagecache, label="reagent-care") as kg:
         kg.ingest_edits(args.file)
         log(f"{args.file.name} loaded")
@@ -66,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             for m in methods[i % len(methods):] + methods[: i % len(methods)]:
                 a = kg.answer(q, method=m, agents="offline")
                 latency[m].append(a.latency_ms)
+                answers[m].append(a)
                 right[m] += bool(a.answer) and normalize(a.answer) in gold
                 statuses[m][a.status] += 1
         log(f"{len(timed)} questions answered by {', '.join(methods)}")
@@ -91,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(["method", "questions", "p50 ms", "p90 ms", "mean ms", f"p50 x {methods[0]}", "correct", "status"],
                 rows))
+    for m in methods if args.slowest else []:
+        print()
+        print(f"{m}: the {args.slowest} slowest answers")
+        for a in sorted(answers[m], key=lambda a: -a.latency_ms)[:args.slowest]:
+            print(f"  {a.latency_ms:7.0f} ms  {a.status:<10}  backtracks {a.backtracks}  {a.question}")
     if profile_text:
         print()
         print(profile_text)

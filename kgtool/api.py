@@ -17,6 +17,7 @@ from kgtool.core.scope import Scope
 from kgtool.core.types import Answer
 from kgtool.graph import queries
 from kgtool.graph.db import Database
+from kgtool.reason.method_registry import DEFAULT_METHOD
 from kgtool.services import GraphServices
 
 
@@ -256,7 +257,7 @@ class KnowledgeGraph(GraphServices):
         """`llm` when an endpoint is configured, else `offline`."""
         return "llm" if (self.settings.llm_base_url or self.settings.llm_api_key) else "offline"
 
-    def answer(self, question: str, *, method: str = "care", agents: str | None = None, scope=None,
+    def answer(self, question: str, *, method: str = DEFAULT_METHOD, agents: str | None = None, scope=None,
                **method_config) -> Answer:
         """Answer a multi-hop question with a registered method; the whole reasoning path is stored as a Run.
 
@@ -309,7 +310,7 @@ class KnowledgeGraph(GraphServices):
                                                 "cypher/analyst/sources.cypher` lists what is stored)")
         self._scopes_checked.add(key)
 
-    def answer_many(self, questions, *, workers: int = 4, method: str = "care", agents: str | None = None,
+    def answer_many(self, questions, *, workers: int = 4, method: str = DEFAULT_METHOD, agents: str | None = None,
                     scope=None, scopes=None, progress=None, **method_config) -> list[Answer]:
         """Answer many questions in parallel: one driver, one session per worker.
 

@@ -177,3 +177,45 @@ def test_the_graph_offers_every_service_a_run_uses():
     assert not missing, missing
     import inspect
     assert {"db", "settings"} <= set(inspect.signature(KnowledgeGraph.__init__).parameters)
+
+
+def test_methods_and_roles_reach_the_graph_only_through_steps_recorders_and_services():
+    """A method composes steps and recorders (no database calls of its own) and reads the graph's models
+    through `ctx.services`; a role is built from a RoleEnv, so it cannot reach the run's database session
+    or the API-layer graph through a run context."""
+    import re
+
+    in_methods = re.compile(r"\bctx\.(db|kg)\b|\brun_in\b")
+    in_roles = re.compile(r"\bctx\.(db|kg|session|trace|budget|retriever)\b")
+    found, scanned = [], 0
+    for folder, pattern in (("methods", in_methods), ("agents", in_roles)):
+        for path in sorted((PACKAGE / "reason" / folder).rglob("*.py")):
+            scanned += 1
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if pattern.search(line.split("#")[0]):
+                    found.append(f"{path.relative_to(PACKAGE.parent)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)
+    assert scanned > 30, scanned
+
+
+def test_a_role_factory_is_given_a_role_env_not_the_run():
+    from kgtool.core.registry import Registry
+    from kgtool.core.scope import Scope
+    from kgtool.reason.agents.base import AgentSet
+    from kgtool.reason.context import RoleEnv, RunContext
+
+    given = []
+    roles = Registry("agent role")
+    roles.register("offline.probe", lambda env: given.append(env) or object())
+
+    class Services:  # what a role may read of the graph's services
+        catalog = object()
+
+    agents = AgentSet("offline", None, None, None, None, view=object())
+    ctx = RunContext("db", "session", Scope(), agents, None, "trace", lambda name: None, 1.5,
+                     services=Services(), roles=roles)
+    assert ctx.role("probe") is ctx.role("probe")  # built once per answer
+    (env,) = given
+    assert isinstance(env, RoleEnv) and env.services is ctx.services
+    assert env.graph.session == "session" and env.graph.view is agents.view
+    assert not any(hasattr(env, name) for name in ("trace", "budget", "retriever", "kg", "db"))

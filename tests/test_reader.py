@@ -176,17 +176,17 @@ def test_c2rag_recovers_a_year_from_text_when_the_chain_binds_a_name(people_kg):
     assert all(c["kind"] == "passage" for c in recovery[-1]["candidates"])
 
 
-class _Ctx:
-    """What the offline reader reads from a run's context: the knowledge graph's shared models."""
+class _Env:
+    """What the offline reader is built from (a RoleEnv): the graph's shared services."""
 
     def __init__(self, kg):
-        self.kg = kg
+        self.services = kg
 
 
 def test_the_offline_reader_takes_a_graph_binding_only_when_the_evidence_answers_with_it(people_kg):
     from kgtool.reason.agents.offline.c2rag import OfflineReader
 
-    reader = OfflineReader(_Ctx(people_kg))
+    reader = OfflineReader(_Env(people_kg))
     evidence = [("Grey Harbour was directed by Ada Rook with Ben Sallow, Cal Moor and Dee Finch. "
                  "The film premiered in Vesta City.")]
     blocks = [Block("(Grey Harbour, directed by, ?x1)", "resolved", "Ada Rook", evidence)]

@@ -264,3 +264,48 @@ def test_the_controller_overrides_when_more_evidence_does_not_help(kg, tmp_path)
     assert [c["value"] for c in final] == ["Echo Crew"]
     verdicts = [v for s in kg.trace(result.run_id)["steps"] for v in s["verdicts"]]
     assert any(v["error_type"] == "incomplete_plan" and not v["valid"] for v in verdicts)
+
+
+class _CountingDb:
+    """The database, counting the reads of one named statement."""
+
+    def __init__(self, db, name: str):
+        self.db, self.name, self.reads = db, name, 0
+
+    def read(self, name, **params):
+        self.reads += name == self.name
+        return self.db.read(name, **params)
+
+    def __getattr__(self, attr):
+        return getattr(self.db, attr)
+
+
+def test_passages_naming_entities_become_links_one_read_per_level(kg, tmp_path):
+    from kgtool.reason.agents.offline.reagent_text import TextLinks
+    from kgtool.reason.graphview import GraphView
+    from kgtool.retrieve.passages import search_passages
+
+    kg.ingest_facts(_tsv(tmp_path / "facts.tsv", [PLANTED[0], ("Freedonia", "capital", "Fredville",
+                                                                "The capital of Freedonia is Fredville.")]))
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"id": "d1", "title": "Echo Crew", "text": "Echo Crew is a citizen of Freedonia. "
+                                "Fredville hosted the band Echo Crew in 1999."}) + "\n", encoding="utf-8")
+    kg.ingest_docs(docs, embed_passages=False)
+    scope = Scope()
+    ids = [kg.catalog.link(name) for name in ("Echo Crew", "Freedonia", "Fredville")]
+    assert all(ids), ids
+    db = _CountingDb(kg.db, "reagent/passages_naming")
+    links = TextLinks(db, GraphView(kg.db, kg.catalog, scope), scope)
+    links.prefetch(ids)
+    echo = links.of(ids[0])
+    assert db.reads == 1  # three entities' passages in one statement; reading links off them reads nothing
+    # the pool is the one the shared full-text search finds for each name
+    for entity_id in ids:
+        expected = search_passages(kg.db, None, kg.catalog.entity_name(entity_id), scope, links.passages)
+        assert [h.passage_id for h in links._hits[entity_id]] == [h.passage_id for h in expected]
+    assert any(f.tail_id == ids[1] and "citizen" in f.relation and f.kind == "passage" for f in echo), echo
+    # an entity asked for alone is read once, then kept
+    alone = TextLinks(db, GraphView(kg.db, kg.catalog, scope), scope)
+    assert [(f.tail_id, f.relation_id) for f in alone.of(ids[0])] == [(f.tail_id, f.relation_id) for f in echo]
+    alone.of(ids[0])
+    assert db.reads == 2

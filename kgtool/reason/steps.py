@@ -38,7 +38,7 @@ def retrieve_hop(ctx: RunContext, query: str, entity_id: str | None, top_k: int 
 
 def retrieve_passages(ctx: RunContext, query: str, k: int) -> list:
     """The k passages of the answer's scope the full-text pool and the named scorers rank first for `query`."""
-    return PassageRetriever(ctx.db, registry=ctx.kg.scorers).retrieve(ctx.session, query, ctx.scope, k)
+    return PassageRetriever(ctx.db, registry=ctx.services.scorers).retrieve(ctx.session, query, ctx.scope, k)
 
 
 def neighbour_pools(ctx: RunContext, entity_ids: Sequence[str]) -> dict[str, list[CandidateFact]]:
@@ -53,7 +53,7 @@ def entity_candidates(ctx: RunContext, words: str, limit: int) -> list[dict]:
 
 
 def entity_name(ctx: RunContext, entity_id: str) -> str:
-    return ctx.kg.catalog.entity_name(entity_id)
+    return ctx.services.catalog.entity_name(entity_id)
 
 
 # ---------------------------------------------------------------------- selection

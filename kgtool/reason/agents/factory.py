@@ -11,7 +11,9 @@ from kgtool.reason.agents.base import AgentSet
 
 AGENTS = Registry("agent family")
 # Roles beyond CARE's four that a method asks for with RunContext.role(name), one entry per
-# family: "<family>.<role>" -> factory(ctx). Register lazily ("module:attr") so listing imports nothing.
+# family: "<family>.<role>" -> factory(env), env being the answer's RoleEnv (kgtool.reason.context:
+# the graph's services, the session-bound graph, the agent family, the linker, the other roles).
+# Register lazily ("module:attr") so listing imports nothing.
 ROLES = Registry("agent role")
 
 

@@ -17,16 +17,16 @@ def _ask(client, spec):
 
 
 class LLMConstraintPlanner:
-    def __init__(self, ctx):
-        self.client = ctx.kg.llm_client
+    def __init__(self, env):
+        self.client = env.services.llm_client
 
     def plan(self, question: str, variants: int = 3) -> ConstraintPlan:
         return _ask(self.client, prompts.planner_prompt(question, variants))
 
 
 class LLMReader:
-    def __init__(self, ctx):
-        self.client = ctx.kg.llm_client
+    def __init__(self, env):
+        self.client = env.services.llm_client
 
     def recover(self, question: str, constraint: Constraint, constraint_text: str, known: Sequence[str],
                 passages: Sequence[PassageHit]) -> tuple[str | None, str | None]:

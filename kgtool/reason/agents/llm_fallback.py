@@ -23,8 +23,8 @@ log = logging.getLogger(__name__)
 class OfflineBackup:
     """The offline agents of one answer, built on first need."""
 
-    def __init__(self, kg, scope, memo: dict | None, view):
-        self.kg, self.scope, self.memo, self.view = kg, scope, memo, view
+    def __init__(self, services, scope, memo: dict | None, view):
+        self.services, self.scope, self.memo, self.view = services, scope, memo, view
         self._set = None
         self._roles: dict = {}
         self._lock = threading.Lock()
@@ -36,16 +36,16 @@ class OfflineBackup:
                 from kgtool.reason.agents.base import AgentSet
                 from kgtool.reason.agents.offline import Thresholds, build_offline_agents
 
-                built = build_offline_agents(self.view, self.kg.matcher,
-                                             thresholds=Thresholds.from_settings(self.kg.settings))
+                built = build_offline_agents(self.view, self.services.matcher,
+                                             thresholds=Thresholds.from_settings(self.services.settings))
                 self._set = AgentSet("offline", built.planner, built.selector, built.critic, built.generator,
                                      view=self.view)
             return self._set
 
-    def role(self, ctx, name: str):
-        """The offline role `name`, built with a context whose agent family is the offline one."""
-        offline_ctx = dataclasses.replace(ctx, agents=self.agents, _roles=self._roles)
-        return offline_ctx.role(name)
+    def role(self, env, name: str):
+        """The offline role `name`, built from the answer's RoleEnv with the offline agent family."""
+        offline_env = dataclasses.replace(env, agents=self.agents, built=self._roles)
+        return offline_env.role(name)
 
 
 class WithFallback:
@@ -74,24 +74,24 @@ class WithFallback:
         return call
 
 
-def fallback_enabled(kg) -> bool:
-    return str(getattr(kg.settings, "llm_fallback", "offline")).lower() != "none"
+def fallback_enabled(services) -> bool:
+    return str(getattr(services.settings, "llm_fallback", "offline")).lower() != "none"
 
 
-def wrap_role(ctx, name: str, primary: Any) -> Any:
+def wrap_role(env, name: str, primary: Any) -> Any:
     """`primary` (the LLM role `name` of this answer) backed by the offline role of the same name."""
-    backup: OfflineBackup | None = getattr(ctx.agents, "backup", None)
-    if backup is None or not fallback_enabled(ctx.kg):
+    backup: OfflineBackup | None = getattr(env.agents, "backup", None)
+    if backup is None or not fallback_enabled(env.services):
         return primary
-    return WithFallback(primary, lambda: backup.role(ctx, name), name, ctx.kg.llm_client)
+    return WithFallback(primary, lambda: backup.role(env, name), name, env.services.llm_client)
 
 
 def _lazy_role(module: str, attr: str, name: str):
-    def factory(ctx):
+    def factory(env):
         import importlib
 
-        primary = getattr(importlib.import_module(module), attr)(ctx)
-        return wrap_role(ctx, name, primary)
+        primary = getattr(importlib.import_module(module), attr)(env)
+        return wrap_role(env, name, primary)
 
     factory.__name__ = f"llm_{name}"
     return factory

@@ -20,9 +20,8 @@ from kgtool.reason.taxonomy import ReagentError
 
 
 class _Role:
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.client = ctx.kg.llm_client
+    def __init__(self, env):
+        self.client = env.services.llm_client
 
     def _ask(self, spec: PromptSpec):
         return self.client.ask(spec)
@@ -75,21 +74,21 @@ class LLMController(_Role):
                                                    challenged=challenged, has_branch=has_branch))
 
 
-def decomposer(ctx) -> LLMDecomposer:
-    return LLMDecomposer(ctx)
+def decomposer(env) -> LLMDecomposer:
+    return LLMDecomposer(env)
 
 
-def verifier(ctx) -> LLMVerifier:
-    return LLMVerifier(ctx)
+def verifier(env) -> LLMVerifier:
+    return LLMVerifier(env)
 
 
-def assembler(ctx) -> LLMAssembler:
-    return LLMAssembler(ctx)
+def assembler(env) -> LLMAssembler:
+    return LLMAssembler(env)
 
 
-def supervisor(ctx) -> LLMSupervisor:
-    return LLMSupervisor(ctx)
+def supervisor(env) -> LLMSupervisor:
+    return LLMSupervisor(env)
 
 
-def controller(ctx) -> LLMController:
-    return LLMController(ctx)
+def controller(env) -> LLMController:
+    return LLMController(env)

@@ -53,9 +53,9 @@ class LLMSafeFeedback:
         return self.client.ask(spec)
 
 
-def llm_generator(ctx) -> LLMSafeGenerator:
-    return LLMSafeGenerator(ctx.kg.llm_client, ctx.link)
+def llm_generator(env) -> LLMSafeGenerator:
+    return LLMSafeGenerator(env.services.llm_client, env.link)
 
 
-def llm_feedback(ctx) -> LLMSafeFeedback:
-    return LLMSafeFeedback(ctx.kg.llm_client)
+def llm_feedback(env) -> LLMSafeFeedback:
+    return LLMSafeFeedback(env.services.llm_client)

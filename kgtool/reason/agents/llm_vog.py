@@ -100,17 +100,18 @@ class LLMVogVerifier(_Agent):
 # Each receives the answer's RunContext; the shared client meters every call on the run.
 
 
-def planner(ctx) -> LLMVogPlanner:
-    return LLMVogPlanner(ctx.kg.llm_client)
+def planner(env) -> LLMVogPlanner:
+    return LLMVogPlanner(env.services.llm_client)
 
 
-def retriever(ctx) -> LLMVogRetriever:
-    return LLMVogRetriever(ctx.kg.llm_client, ctx.kg.scorers.create("relation", ctx.kg.embedder))
+def retriever(env) -> LLMVogRetriever:
+    services = env.services
+    return LLMVogRetriever(services.llm_client, services.scorers.create("relation", services.embedder))
 
 
-def verifier(ctx) -> LLMVogVerifier:
-    return LLMVogVerifier(ctx.kg.llm_client)
+def verifier(env) -> LLMVogVerifier:
+    return LLMVogVerifier(env.services.llm_client)
 
 
-def reviser(ctx) -> LLMVogReviser:
-    return LLMVogReviser(ctx.kg.llm_client)
+def reviser(env) -> LLMVogReviser:
+    return LLMVogReviser(env.services.llm_client)

@@ -52,7 +52,7 @@ class Bm25Reader:
     def run(self, ctx: RunContext, question: str) -> Outcome:
         hits = steps.retrieve_passages(ctx, question, self.passages)
         spans = rank_spans(hits[:1], asked=[question], known=[], question=question,
-                           link_mentions=ctx.kg.catalog.link_mentions)
+                           link_mentions=ctx.services.catalog.link_mentions)
         answer = spans[0].text if spans else None
         answer_id = ctx.link(answer) if answer else None
         chosen = hits[0] if hits and answer else None

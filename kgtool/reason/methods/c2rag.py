@@ -138,8 +138,8 @@ class C2Rag:
         for c in plan.constraints:
             c.id = new_id("constraint")
         C2ragRecorder(ctx).create([c.as_row(plan.target) for c in plan.constraints])
-        self._rerank = build_reranker(ctx, self.reranker)
-        self._relsim = RelationSimilarityScorer(ctx.kg.embedder)
+        self._rerank = build_reranker(ctx.services, self.reranker)
+        self._relsim = RelationSimilarityScorer(ctx.services.embedder)
         reader = ctx.role("c2rag_reader")
         bindings: dict[str, dict[str, Value]] = {}
         done: dict[str, Grounding] = {}
@@ -286,7 +286,7 @@ class C2Rag:
         order = sorted(range(len(pool)), key=lambda i: (-s_rel[i], pool[i].fact_id))[: self.relation_top]
         shortlist = [pool[i] for i in order]
         z = self._rerank.score(question, text, variants, shortlist, relation_key=c.relation_key)
-        reverse = ctx.kg.settings.offline_reverse_factor
+        reverse = ctx.services.settings.offline_reverse_factor
         scored = []
         for cand, i, raw in zip(shortlist, order, z):
             w = weight_of[cand.fact_id] * (1.0 if cand.direction == want else reverse)

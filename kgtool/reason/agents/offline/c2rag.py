@@ -60,8 +60,9 @@ def _variants(label: str, phrases: Sequence[str], m: int) -> list[str]:
 
 
 class OfflineConstraintPlanner:
-    def __init__(self, ctx):
-        self.ctx = ctx
+    def __init__(self, env):
+        self.planner = env.agents.planner
+        self.catalog = env.services.catalog
 
     def plan(self, question: str, variants: int = 3) -> ConstraintPlan:
         form = answer_form(question)
@@ -93,7 +94,7 @@ class OfflineConstraintPlanner:
 
     def _named(self, question: str) -> list[str]:
         """The names a question mentions, longest first where they overlap, in question order."""
-        spans = [(s, e) for s, e, _eid, _surface in self.ctx.kg.catalog.link_mentions(question)]
+        spans = [(s, e) for s, e, _eid, _surface in self.catalog.link_mentions(question)]
         spans += [(s, e) for s, e in _caps_spans(question)]
         opener = len(question) - len(question.lstrip()) + len(question.split()[0]) if question.split() else 0
         spans = [(max(s, opener + 1) if s < opener else s, e) for s, e in spans if e > opener + 1]
@@ -110,9 +111,8 @@ class OfflineConstraintPlanner:
         return list(dict.fromkeys(question[s:e].strip() for s, e in picked))
 
     def _chain(self, question: str, variants: int) -> ConstraintPlan:
-        ctx = self.ctx
-        base = ctx.agents.planner.plan(question)
-        catalog = ctx.kg.catalog
+        base = self.planner.plan(question)
+        catalog = self.catalog
         relations = list(getattr(base, "relations", []) or [])
         if relations and base.topic:
             directions = list(getattr(base, "directions", []) or []) + ["out"] * len(relations)
@@ -139,7 +139,7 @@ class OfflineConstraintPlanner:
         return ConstraintPlan([self._single(question, base.topic)], "?answer")
 
     def _single(self, question: str, topic: str | None) -> Constraint:
-        mentions = self.ctx.kg.catalog.link_mentions(question)
+        mentions = self.catalog.link_mentions(question)
         anchor = topic or (max(mentions, key=lambda m: m[1] - m[0])[3] if mentions else None)
         if anchor is None:
             # no name the graph knows: the question's capitalised words are the best anchor left
@@ -155,14 +155,14 @@ class OfflineReranker:
 
     name = "offline_rerank"
 
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.matcher = ctx.kg.matcher
-        self.bm25 = ctx.kg.scorers.create("bm25")
+    def __init__(self, services):
+        self.catalog = services.catalog
+        self.matcher = services.matcher
+        self.bm25 = services.scorers.create("bm25")
 
     def _fact_profile(self, c):
         key = relation_key(c)
-        return self.matcher.profile(key, [c.relation, *self.ctx.kg.catalog.relation_phrases(key)])
+        return self.matcher.profile(key, [c.relation, *self.catalog.relation_phrases(key)])
 
     def score(self, question: str, constraint_text: str, variants: Sequence[str], candidates: Sequence,
               relation_key: str | None = None) -> list[float]:
@@ -187,18 +187,18 @@ class OfflineReranker:
 
 
 class OfflineReader:
-    def __init__(self, ctx):
-        self.ctx = ctx
+    def __init__(self, env):
+        self.catalog = env.services.catalog
+        self.matcher = env.services.matcher
 
     def recover(self, question: str, constraint: Constraint, constraint_text: str, known: Sequence[str],
                 passages: Sequence[PassageHit]) -> tuple[str | None, str | None]:
         if not passages:
             return None, None
-        kg = self.ctx.kg
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
         spans = rank_spans(passages, asked=constraint.variants or [constraint.relation], known=known,
-                           question=f"{constraint.relation} {question}", link_mentions=kg.catalog.link_mentions,
-                           matcher=kg.matcher, weights=weights, form=_unknown_form(constraint, constraint_text))
+                           question=f"{constraint.relation} {question}", link_mentions=self.catalog.link_mentions,
+                           matcher=self.matcher, weights=weights, form=_unknown_form(constraint, constraint_text))
         if not spans or spans[0].score <= 0:
             return None, None
         return spans[0].text, spans[0].passage_id
@@ -226,7 +226,7 @@ class OfflineReader:
             # the chain's other bindings are its bridges: they compete with the answer in the same sentences
             bridges = [b.binding for b in blocks if b.binding and normalize(b.binding) != normalize(target_binding)]
             spans = rank_spans(hits, asked=[question], known=bridges, question=question,
-                               link_mentions=self.ctx.kg.catalog.link_mentions, matcher=self.ctx.kg.matcher,
+                               link_mentions=self.catalog.link_mentions, matcher=self.matcher,
                                weights=[1.0] * len(hits), form=form)
             said = {normalize(sp.text) for sp in spans[:_SUPPORT_TOP]}
             if normalize(shape_answer(target_binding, form)) not in said:

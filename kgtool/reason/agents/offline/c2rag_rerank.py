@@ -52,20 +52,21 @@ class CrossEncoderReranker:
         return [float(v) for v in self.scorer.score(f"{question} {constraint_text}", candidates)]
 
 
-def build_reranker(ctx, choice: str = "auto"):
+def build_reranker(services, choice: str = "auto"):
+    """The reranker `choice` names, over the graph's services (kgtool.reason.services.Services)."""
     choice = (choice or "auto").strip()
     if choice == "offline":
-        return OfflineReranker(ctx)
+        return OfflineReranker(services)
     model = DEFAULT_MODEL if choice in ("auto", "cross_encoder") else choice
     if choice == "auto" and not cross_encoder_available(model):
-        return OfflineReranker(ctx)
+        return OfflineReranker(services)
     if importlib.util.find_spec("FlagEmbedding") is None:
         raise ConfigError("reranker=cross_encoder needs FlagEmbedding: pip install 'kgtool[bge]', "
                           "or use reranker=offline")
     with _lock:
         scorer = _models.get(model)
         if scorer is None:
-            scorer = ctx.kg.scorers.create("cross_encoder", model=model, include_triple=True)
+            scorer = services.scorers.create("cross_encoder", model=model, include_triple=True)
             scorer._load()  # fail here, with the scorer's own message, not inside a hop
             _models[model] = scorer
     return CrossEncoderReranker(scorer)

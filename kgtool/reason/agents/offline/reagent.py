@@ -39,37 +39,32 @@ class TextEvidence:
     Only the `passages` best full-text hits per entity are read: every sentence of
     each is linked against the gazetteer, which is what a text hop costs."""
 
-    def __init__(self, ctx, *, passages: int = 5):
-        view = ctx.agents.view
-        if view is None:  # the llm family has no graph view of its own: read the graph the same way
-            from kgtool.reason.graphview import GraphView
-
-            view = GraphView(ctx.db, ctx.kg.catalog, ctx.scope, ctx.memo)
-            view.session = ctx.session
-        self.view = view
-        self.links = TextLinks(ctx.db, view, ctx.scope, passages=passages)
-        self.augmented = TextAugmentedView(view, self.links)
+    def __init__(self, env, *, passages: int = 5):
+        graph = env.graph  # the family's graph view, or one over the same session (the llm family has none)
+        self.view = graph.view
+        self.links = TextLinks(graph.db, self.view, graph.scope, passages=passages)
+        self.augmented = TextAugmentedView(self.view, self.links)
 
     def candidates(self, entity_id: str | None) -> list[CandidateFact]:
         return list(self.links.of(entity_id)) if entity_id else []
 
 
-def text_evidence(ctx) -> TextEvidence:
-    return TextEvidence(ctx)
+def text_evidence(env) -> TextEvidence:
+    return TextEvidence(env)
 
 
 class OfflineDecomposer:
-    def __init__(self, ctx):
-        self.ctx = ctx
-        self.thresholds = Thresholds.from_settings(ctx.kg.settings)
+    def __init__(self, env):
+        self.env = env
+        self.thresholds = Thresholds.from_settings(env.services.settings)
 
     def decompose(self, question: str) -> Plan:
-        return self.ctx.agents.planner.plan(question)
+        return self.env.agents.planner.plan(question)
 
     def challenge(self, question: str, plan: Plan, reason: str) -> Plan | None:
         """A plan found with text links in view, if it explains more of the question than `plan`."""
-        text = self.ctx.role("reagent_text")
-        planner = OfflinePlanner(text.augmented, self.ctx.kg.matcher, thresholds=self.thresholds)
+        text = self.env.role("reagent_text")
+        planner = OfflinePlanner(text.augmented, self.env.services.matcher, thresholds=self.thresholds)
         new = planner.plan(question)
         old_score = getattr(plan, "score", float("-inf"))
         if not new.relations or new.score <= old_score + _BETTER:
@@ -80,10 +75,10 @@ class OfflineDecomposer:
 class OfflineVerifier:
     """The offline selector, over a view that also knows the text links' relations."""
 
-    def __init__(self, ctx):
-        text = ctx.role("reagent_text")
-        self.selector = OfflineSelector(text.augmented, ctx.kg.matcher,
-                                        thresholds=Thresholds.from_settings(ctx.kg.settings))
+    def __init__(self, env):
+        text = env.role("reagent_text")
+        self.selector = OfflineSelector(text.augmented, env.services.matcher,
+                                        thresholds=Thresholds.from_settings(env.services.settings))
 
     def verify(self, subquestion: str, entity: str, candidates: Sequence[CandidateFact], *, hints: dict,
                verified: Sequence[Claim] = ()) -> list[Judgement]:
@@ -132,21 +127,21 @@ class OfflineController:
         return Intervention("disclaim", "assembler", "no branch was ever completed")
 
 
-def decomposer(ctx) -> OfflineDecomposer:
-    return OfflineDecomposer(ctx)
+def decomposer(env) -> OfflineDecomposer:
+    return OfflineDecomposer(env)
 
 
-def verifier(ctx) -> OfflineVerifier:
-    return OfflineVerifier(ctx)
+def verifier(env) -> OfflineVerifier:
+    return OfflineVerifier(env)
 
 
-def assembler(ctx) -> OfflineAssembler:
+def assembler(env) -> OfflineAssembler:
     return OfflineAssembler()
 
 
-def supervisor(ctx) -> OfflineSupervisor:
+def supervisor(env) -> OfflineSupervisor:
     return OfflineSupervisor()
 
 
-def controller(ctx) -> OfflineController:
+def controller(env) -> OfflineController:
     return OfflineController()

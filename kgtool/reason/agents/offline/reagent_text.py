@@ -17,9 +17,9 @@ from typing import Sequence
 
 from kgtool.core.scope import Scope
 from kgtool.core.text import normalize, tokenize
-from kgtool.core.types import CandidateFact
+from kgtool.core.types import CandidateFact, PassageHit
 from kgtool.reason.agents.offline.common import GraphView, _Mentions, first_per_group
-from kgtool.retrieve.passages import search_passages
+from kgtool.retrieve.passages import lucene_query
 
 TEXT_KEY = "text:"  # relation keys of links read off a sentence
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -47,8 +47,10 @@ def is_text_key(key: str | None) -> bool:
 
 
 class TextLinks:
-    """Links read off the passages that name an entity, one read per entity and answer.
+    """Links read off the passages that name an entity, read once per entity and answer.
 
+    The passages of several entities are read in one statement (`prefetch`); the
+    links are read off them only when an entity's links are asked for.
     max_connector: a sentence whose joining words hold more content words than
     this says more than one relation, so it yields no link.
     """
@@ -61,18 +63,38 @@ class TextLinks:
         self.max_connector = max_connector
         self.mentions = _Mentions(view)
         self._links: dict[str, list[PassageFact]] = {}
+        self._hits: dict[str, list[PassageHit]] = {}  # entity id -> the passages its name finds
         self.labels: dict[str, str] = {}  # text relation key -> its joining words
 
     def of(self, entity_id: str) -> list[PassageFact]:
         if entity_id not in self._links:
+            self.prefetch([entity_id])
             self._links[entity_id] = self._read(entity_id)
         return [PassageFact(**vars(f)) for f in self._links[entity_id]]
+
+    def prefetch(self, entity_ids) -> None:
+        """Read the passages naming each entity not read yet, all in one statement."""
+        names = {e: self.view.entity_name(e) for e in dict.fromkeys(entity_ids) if e not in self._hits}
+        queries = [{"entity_id": e, "query": lucene_query(n)} for e, n in names.items() if n]
+        queries = [q for q in queries if q["query"]]  # a name of no content word finds nothing
+        self._hits.update({e: [] for e in names})
+        if not queries:
+            return
+        session = getattr(self.view, "session", None)
+        params = {"queries": queries, "limit": int(self.passages), "cases": self.scope.params()["cases"],
+                  "batches": self.scope.params()["batches"]}
+        rows = (self.db.run_in(session, "reagent/passages_naming", **params) if session is not None
+                else self.db.read("reagent/passages_naming", **params))
+        for row in rows:
+            hits = sorted(row["hits"], key=lambda h: -h["fulltext"])  # best first, Lucene's order on ties
+            self._hits[row["entity_id"]] = [PassageHit(h["passage_id"], h["title"] or "", h["text"] or "",
+                                                       scores={"fulltext": float(h["fulltext"])}) for h in hits]
 
     def _read(self, entity_id: str) -> list[PassageFact]:
         name = self.view.entity_name(entity_id)
         if not name:
             return []
-        hits = search_passages(self.db, getattr(self.view, "session", None), name, self.scope, self.passages)
+        hits = self._hits.get(entity_id, [])
         out: list[PassageFact] = []
         seen: set[tuple[str, str]] = set()
         for hit in hits:
@@ -121,6 +143,7 @@ class TextAugmentedView:
         # pool this answer already read (the view's memo) is cut to per_group per (relation,
         # direction) here, as the database would cut it, instead of being read again
         memo = getattr(self.view, "memo", None) or {}
+        self.links.prefetch(ids)  # this level's passages in one read, not one per entity
         pools = {e: [c.copy() for c in first_per_group(memo[e], per_group)] for e in ids if e in memo}
         missing = [e for e in ids if e not in pools]
         if missing:

@@ -233,6 +233,7 @@ class OfflineSafeFeedback:
         return self.matcher.fit(analysis, prof) >= self.thresholds.fit
 
 
-def offline_feedback(ctx) -> OfflineSafeFeedback:
-    return OfflineSafeFeedback(ctx.db, ctx.session, ctx.scope, ctx.kg.catalog, ctx.kg.matcher,
-                               thresholds=Thresholds.from_settings(ctx.kg.settings))
+def offline_feedback(env) -> OfflineSafeFeedback:
+    graph, services = env.graph, env.services
+    return OfflineSafeFeedback(graph.db, graph.session, graph.scope, services.catalog, services.matcher,
+                               thresholds=Thresholds.from_settings(services.settings))

@@ -17,8 +17,10 @@ from kgtool.reason.taxonomy import SafeError as E
 
 
 class OfflineSafeGenerator:
-    def __init__(self, ctx):
-        self.ctx = ctx
+    def __init__(self, env):
+        self.selector = env.agents.selector
+        self.generator = env.agents.generator
+        self.link = env.link
 
     def propose(self, task: StepTask) -> Proposal:
         fb = task.feedback
@@ -36,17 +38,17 @@ class OfflineSafeGenerator:
         judged: dict[str, tuple[float, bool]] = {}
         chosen: CandidateFact | None = None
         if pool:
-            judgements = self.ctx.agents.selector.judge(task.subquestion, task.entity, pool,
-                                                        **task.plan.hop_hints(task.part))
+            judgements = self.selector.judge(task.subquestion, task.entity, pool, **task.plan.hop_hints(task.part))
             judged = {c.fact_id: (j.score, j.passes) for c, j in zip(pool, judgements)}
             chosen = steps.best_passing(pool, judgements)
         if chosen is not None:
             answer_id, answer = _answer(chosen, task.entity_id)
             return Proposal("attribution", fact=chosen, answer_id=answer_id, answer=answer, evidence=chosen.evidence,
                             judged=judged)
-        answer_id, answer, generated = steps.grounded_fallback(self.ctx, task.subquestion, task.entity,
-                                                                [c.evidence for c in pool])
-        if generated and answer:
+        # the family's generator reads an answer off the pool's evidence, linked to the graph
+        answer = self.generator.generate(task.subquestion, task.entity, [c.evidence for c in pool])
+        answer_id = self.link(answer) if answer else None
+        if answer:
             evidence = " ".join(c.evidence for c in pool if answer.casefold() in (c.evidence or "").casefold())
             return Proposal("logical", answer_id=answer_id, answer=answer, evidence=evidence, judged=judged,
                             statement=f"read {answer!r} off the evidence of {task.entity!r}")
@@ -72,5 +74,5 @@ def _answer(fact: CandidateFact, entity_id: str | None) -> tuple[str, str]:
     return fact.answer_from(entity_id or "")
 
 
-def offline_generator(ctx) -> OfflineSafeGenerator:
-    return OfflineSafeGenerator(ctx)
+def offline_generator(env) -> OfflineSafeGenerator:
+    return OfflineSafeGenerator(env)

@@ -375,25 +375,25 @@ def _clear_after(plan: VogPlan, index: int) -> VogPlan:
 
 
 # ------------------------------------------------------------------ factories (ROLES)
-# Each receives the answer's RunContext; "vog_shared" is built once per answer (ctx.role caches it),
+# Each receives the answer's RoleEnv; "vog_shared" is built once per answer (env.role caches it),
 # so the four roles share relation profiles, mention tests and the question's analysis.
 
 
-def shared(ctx) -> _Shared:
-    return _Shared(ctx.agents.view, ctx.kg.matcher, Thresholds.from_settings(ctx.kg.settings))
+def shared(env) -> _Shared:
+    return _Shared(env.graph.view, env.services.matcher, Thresholds.from_settings(env.services.settings))
 
 
-def planner(ctx) -> OfflineVogPlanner:
-    return OfflineVogPlanner(ctx.role("vog_shared"), ctx.agents.planner)
+def planner(env) -> OfflineVogPlanner:
+    return OfflineVogPlanner(env.role("vog_shared"), env.agents.planner)
 
 
-def retriever(ctx) -> OfflineVogRetriever:
-    return OfflineVogRetriever(ctx.role("vog_shared"))
+def retriever(env) -> OfflineVogRetriever:
+    return OfflineVogRetriever(env.role("vog_shared"))
 
 
-def verifier(ctx) -> OfflineVogVerifier:
-    return OfflineVogVerifier(ctx.role("vog_shared"))
+def verifier(env) -> OfflineVogVerifier:
+    return OfflineVogVerifier(env.role("vog_shared"))
 
 
-def reviser(ctx) -> OfflineVogReviser:
-    return OfflineVogReviser(ctx.role("vog_shared"))
+def reviser(env) -> OfflineVogReviser:
+    return OfflineVogReviser(env.role("vog_shared"))
