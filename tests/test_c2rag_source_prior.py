@@ -66,6 +66,9 @@ def test_stated_facts_settle_a_constraint_that_passages_also_claim(mixed):
     step = _capital_step(mixed, result.run_id)
     assert step["state"] == "resolved", step
     assert (result.answer, result.status) == ("Pellin", "answered"), result.reason
+    # the behaviour changed with the prior, and so did the version the Run records
+    settings = mixed.query("MATCH (r:Run {id: $run}) RETURN r.settings AS s", {"run": result.run_id})[1][0]["s"]
+    assert json.loads(settings)["method_version"] == mixed.methods.entry("c2rag").version == "2"
 
     only_text = mixed.answer("Which river does Lurnwick lie on?", method="c2rag", agents="offline")
     assert only_text.answer == "Ost", (only_text.answer, only_text.reason)

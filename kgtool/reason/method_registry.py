@@ -13,7 +13,8 @@ METHODS.register("care", "kgtool.reason.methods.care:Care", version="1",
 METHODS.register("vog", "kgtool.reason.methods.vog:Vog", version="1",
                  description="VoG: a whole plan drafted first, each step verified against graph evidence, failed "
                              "steps revised with a UCB bandit over local, lookahead or global context")
-METHODS.register("c2rag", "kgtool.reason.methods.c2rag:C2Rag", version="1",
+# versions change with a method's behaviour: c2rag 2 weighs stated facts above passage facts (text_margin)
+METHODS.register("c2rag", "kgtool.reason.methods.c2rag:C2Rag", version="2",
                  description="C2RAG: atomic constraint triples grounded by anchors, relation variants and a reranker; "
                              "N_eff sufficiency check; bindings propagated; textual recovery where the graph is not "
                              "sufficient")

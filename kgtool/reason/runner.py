@@ -56,7 +56,8 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
     with kg.db.session() as session, meter as usage, _bound(agent_set.view, session):
         trace = TraceRecorder(kg.db, session, chosen.taxonomy)
         record = {"embedder": kg.settings.embedder, "llm_model": kg.settings.llm_model if agents == "llm" else None,
-                  "method_class": method_class_address(chosen)}  # where its trace sections are declared
+                  "method_class": method_class_address(chosen),  # where its trace sections are declared
+                  "method_version": kg.methods.entry(method).version}  # runs of a changed method tell apart
         trace.start_run(question, method, agents, scope, record, chosen.config())
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
