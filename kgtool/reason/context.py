@@ -12,7 +12,7 @@ step behind the method's back.
 """
 from __future__ import annotations
 
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from kgtool.core.scope import Scope
@@ -136,12 +136,7 @@ class RunContext:
     memo: dict = field(default_factory=dict)  # entity id -> pool: this answer's neighbourhood reads
     # the role Registry ("<family>.<role>" factories, kgtool.reason.agents.factory.ROLES), given by the runner
     roles: Any = None
-    kg: InitVar[Services | None] = None  # the name the runner still passes `services` under
     _env: RoleEnv | None = None
-
-    def __post_init__(self, kg: Services | None) -> None:
-        if self.services is None:
-            self.services = kg
 
     @property
     def run_id(self) -> str:

@@ -61,7 +61,7 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
         trace.start_run(question, method, agents, scope, record, chosen.config())
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
-                         kg=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo, roles=ROLES)
+                         services=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo, roles=ROLES)
         # one failure path for every method: whatever raises, in the method or while closing,
         # leaves the Run failed with its error instead of 'running'
         try:
