@@ -98,3 +98,14 @@ def test_merged_text_keeps_of_inside_a_phrase():
     q = "Who is the head of state of the country of citizenship of Ines Farrow?"
     r = reading(q, "Ines Farrow")
     assert "head of state" in [merged_text([s]) for s in r.segments]
+
+
+def test_a_complement_shared_with_a_relation_does_not_carry_an_of_phrase(scorer, matcher):  # noqa: F811
+    """'seat of government' shares only its complement with 'head of government': it fits no better
+    than 'seat' does. A phrase sharing no word with a relation is left to the embeddings ('city of
+    birth' still fits 'born in'), and a compound keeps its modifier ('capital city' fits 'capital')."""
+    head_of_government = matcher.profile("hg", ["head of government"])
+    assert scorer.score("seat of government", head_of_government) < 0.3
+    assert scorer.score("city of birth", matcher.profile("b", ["born in"])) >= 0.5
+    assert scorer.score("capital city", matcher.profile("cap", ["capital"])) >= 0.9
+    assert scorer.score("sport played", matcher.profile("sp", ["sport"])) >= 0.9

@@ -105,6 +105,7 @@ class PhraseScorer:
         best = 0.0
         for (text, weight), d in zip(variants, dense):
             best = max(best, weight * max(float(d), _lexical(text, prof)))
+        best = min(best, self._head_cap(phrase, prof, variants, dense))
         if best < SYNONYM_WEIGHT and phrase in self._relation_synonyms(prof):
             best = SYNONYM_WEIGHT  # the phrase is a WordNet synonym of the relation's label
         gloss = self._relation_gloss(prof)
@@ -114,6 +115,29 @@ class PhraseScorer:
             best = max(best, GLOSS_WEIGHT * max(dense_gloss, _overlap(_text_stems(phrase), stems)))
         self._memo[key] = best
         return best
+
+    def _head_cap(self, phrase: str, prof: RelationProfile, variants, dense) -> float:
+        """A noun with its complement that shares words with a relation only through the complement
+        fits it no better than its head does: "seat of government" shares "government" with
+        "head of government" but is about a seat. A phrase sharing no word with the relation is
+        left to the embeddings ("city of birth" and "born in"), and so are compounds, whose
+        modifier often names the relation while the head names only the answer's type
+        ("capital city")."""
+        if " of " not in phrase:
+            return 1.0
+        head = _head_word([w for w in phrase.split() if w.lower() not in _GENERIC_HEADS])
+        words = _text_stems(phrase)
+        if head is None or len(words) < 2:
+            return 1.0
+        relation = _phrase_stems(prof)
+        shared = [w for w in words if any(stems_match(w, r) for st in relation for r in st)]
+        head_stems = _text_stems(head)
+        if not shared or any(any(stems_match(h, w) for w in shared) for h in head_stems):
+            return 1.0
+        for (text, weight), d in zip(variants, dense):
+            if text == head.lower():
+                return weight * max(float(d), _lexical(text, prof))
+        return 0.0
 
     def _relation_gloss(self, prof: RelationProfile) -> tuple[list[frozenset[str]], np.ndarray] | None:
         """The WordNet definitions of the relation's label ("mother": "a woman who has given
@@ -208,18 +232,27 @@ def _head_word(words: Sequence[str]) -> str | None:
     if "of" in lowered[1:-1]:
         return words[lowered.index("of") - 1]
     content = [w for w in words if w.lower() != "of"]
+    while len(content) > 1 and _participle(content[-1].lower()):
+        content = content[:-1]  # "the sport played by": the noun before a participle is the head
     return content[-1] if content else None
+
+
+def _participle(word: str) -> bool:
+    return len(word) > 4 and (word.endswith("ed") or word.endswith("ing"))
 
 
 def merged_text(segments: Sequence) -> str:
     """Several consecutive segments' content words, in the order the question says them; an "of"
-    between two content words of one segment stays ("head of state": the phrase as it is said,
+    right between two content words of one segment stays ("head of state": the phrase as it is said,
     for the embeddings and WordNet, and so that its head can be told from its complement)."""
     pairs = []
     for seg in segments:
         content = set(seg.content)
-        inside = [k for k, word in enumerate(seg.words) if word in content]
-        for k, (word, span) in enumerate(zip(seg.words, seg.spans)):
-            if word in content or (word.lower() == "of" and inside and inside[0] < k < inside[-1]):
+        words = seg.words
+        for k, (word, span) in enumerate(zip(words, seg.spans)):
+            # "of" joining two nouns ("head of state"); not "a national of which country"
+            joins = (word.lower() == "of" and 0 < k < len(words) - 1 and words[k - 1] in content
+                     and words[k + 1] in content)
+            if word in content or joins:
                 pairs.append((span, word))
     return " ".join(w for _span, w in sorted(pairs))
