@@ -55,7 +55,7 @@ class Thresholds:
     # a document corpus in the store must not overrule the structured facts of the same hop
     text_prior: float = 0.8
     # the planner's structured search (kgtool.reason.question), besides the word-coverage one
-    structured: bool = False
+    structured: bool = True
 
     @classmethod
     def from_settings(cls, settings) -> "Thresholds":
