@@ -118,10 +118,11 @@ class Settings:
     offline_text_prior: float = 0.8
     # offline planner: also read the question's structure and choose between that search and the
     # word-coverage one (issue 24; measured with bench/planner_gold_paths.py and kgtool eval).
-    # Off by default: it lifts paraphrased questions (care Acc 0.36 -> 0.82 on tests/data/paraphrase)
-    # but can credit a relation with a phrase it does not name ("head of state" read through
-    # "state" ~ "country"), so a question whose hop the graph lacks came back `answered`.
-    offline_structured: bool = False
+    # On by default: it lifts paraphrased questions (care Acc 0.36 -> 0.82 on tests/data/paraphrase);
+    # a phrase's modifier no longer carries it ("head of state" is not read through "state" ~
+    # "country"), and the status rule's reading check (kgtool.reason.explains) keeps a chain that
+    # does not explain the question from coming back `answered`.
+    offline_structured: bool = True
 
     @property
     def uses_local_server(self) -> bool:

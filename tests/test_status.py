@@ -65,6 +65,22 @@ def test_the_capital_the_plan_dropped_is_named_as_unexplained(status_kg):
     assert "capital" in result.reason
 
 
+def test_a_hop_the_entity_lacks_is_not_explained_by_a_neighbouring_relation(status_kg):
+    """The reading check (kgtool.reason.explains), for every method: "Pell Arden's father" is
+    not explained by the mother the graph has for Pell (the graph names 'father' elsewhere),
+    and "Who employs Pell Arden?" is not answered through the mother's employer (a hop the
+    question does not name)."""
+    (father,) = [q for q in questions("u") if q["missing"] == "father"]
+    (employs,) = [q for q in questions("u") if q["missing"] == "employer"]
+    for method in METHODS:
+        got = status_kg.answer(father["question"], method=method, agents="offline")
+        assert got.status != "answered" and "father" in got.reason, (method, got.answer, got.reason)
+        got = status_kg.answer(employs["question"], method=method, agents="offline")
+        assert got.status != "answered", (method, got.answer, got.reason)
+        if got.answer:  # answered through another relation: the reason names the hop the question lacks
+            assert "does not name" in got.reason or "does not explain" in got.reason, (method, got.reason)
+
+
 def test_answerable_questions_are_still_answered(status_kg):
     kg = status_kg
     for item in questions("a"):

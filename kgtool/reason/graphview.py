@@ -78,6 +78,12 @@ class GraphCatalog:
         self.gazetteer
         return list(self._phrases.get(relation_key, []))
 
+    def relation_vocabulary(self) -> dict[str, list[str]]:
+        """Every relation key with its label and phrasings (the same dict until the catalog reloads:
+        callers may cache what they derive from it by its identity)."""
+        self.gazetteer
+        return self._phrases
+
     def link_mentions(self, text: str) -> list[tuple[int, int, str, str]]:
         linker = self.gazetteer
         if isinstance(linker, GraphLinker):

@@ -44,24 +44,31 @@ class PhraseScorer:
         self._rel_synonyms: dict[str, frozenset[str]] = {}
 
     def _variant_weights(self, phrase: str, parts: bool) -> list[tuple[str, float]]:
-        """The phrase and its synonyms with their weights; with `parts` also its head
-        word's synonyms and its words alone."""
+        """The phrase and its synonyms with their weights; with `parts` also its head word's
+        synonyms and its head word alone.
+
+        The head is the noun the phrase is about: the last word of a compound ("home town"),
+        the word before "of" in a noun with its complement ("head of state", "seat of
+        government"). A complement or modifier alone never stands for the phrase: "state"
+        (a synonym of "country") says nothing of what "head of state" names.
+        """
         variants: dict[str, float] = {phrase: 1.0}
         words = [w for w in phrase.split() if w.lower() not in _GENERIC_HEADS]
+        head = _head_word(words)
         if self.lexicon is not None and parts:  # phrases read together: their own words only
-            candidates = [phrase]
-            # the head word (the last content word that is not a generic noun) alone, too
-            if len(phrase.split()) > 1 and words:
-                candidates.append(words[-1])
+            for syn in self.lexicon.synonyms(phrase, pos="nav")[:MAX_SYNONYMS]:
+                variants.setdefault(syn.lower(), SYNONYM_WEIGHT)
             if " " in phrase and len(phrase.split()) == 2:
-                candidates.append(phrase.replace(" ", ""))  # "home town" is listed as "hometown"
-            for cand in candidates:
-                for syn in self.lexicon.synonyms(cand, pos="nav")[:MAX_SYNONYMS]:
-                    variants.setdefault(syn.lower(), SYNONYM_WEIGHT)
-        if len(words) > 1 and parts:
-            # the last word alone, at a discount: a clause ("the state that holds citizenship
-            # of", "the city where ... was born") dilutes the word that names the relation
-            variants.setdefault(words[-1].lower(), WORD_WEIGHT)
+                for syn in self.lexicon.synonyms(phrase.replace(" ", ""), pos="nav")[:MAX_SYNONYMS]:
+                    variants.setdefault(syn.lower(), SYNONYM_WEIGHT)  # "home town" is listed as "hometown"
+            if len(words) > 1 and head:
+                # a synonym of one word of the phrase: both discounts, the synonym's and the part's
+                for syn in self.lexicon.synonyms(head, pos="nav")[:MAX_SYNONYMS]:
+                    variants.setdefault(syn.lower(), SYNONYM_WEIGHT * WORD_WEIGHT)
+        if len(words) > 1 and parts and head:
+            # the head alone, at a discount: a clause ("the person who founded", "the city where
+            # ... was born") dilutes the word that names the relation
+            variants.setdefault(head.lower(), WORD_WEIGHT)
         return list(variants.items())
 
     def strings(self, phrases: Sequence[tuple[str, bool]]) -> list[str]:
@@ -79,6 +86,10 @@ class PhraseScorer:
         for key, items in pending.items():
             self._variants[key] = (items, vectors[[row[v] for v, _ in items]])
 
+    def vectors(self, phrase: str, parts: bool = True) -> np.ndarray:
+        """The embedding rows of the phrase and its variants (synonyms, head word), as `score` uses them."""
+        return self._prepare(phrase, parts)[1]
+
     def _prepare(self, phrase: str, parts: bool = True) -> tuple[list[tuple[str, float]], np.ndarray]:
         if (phrase, parts) not in self._variants:
             self.prepare([(phrase, parts)])
@@ -94,6 +105,7 @@ class PhraseScorer:
         best = 0.0
         for (text, weight), d in zip(variants, dense):
             best = max(best, weight * max(float(d), _lexical(text, prof)))
+        best = min(best, self._head_cap(phrase, prof, variants, dense))
         if best < SYNONYM_WEIGHT and phrase in self._relation_synonyms(prof):
             best = SYNONYM_WEIGHT  # the phrase is a WordNet synonym of the relation's label
         gloss = self._relation_gloss(prof)
@@ -103,6 +115,29 @@ class PhraseScorer:
             best = max(best, GLOSS_WEIGHT * max(dense_gloss, _overlap(_text_stems(phrase), stems)))
         self._memo[key] = best
         return best
+
+    def _head_cap(self, phrase: str, prof: RelationProfile, variants, dense) -> float:
+        """A noun with its complement that shares words with a relation only through the complement
+        fits it no better than its head does: "seat of government" shares "government" with
+        "head of government" but is about a seat. A phrase sharing no word with the relation is
+        left to the embeddings ("city of birth" and "born in"), and so are compounds, whose
+        modifier often names the relation while the head names only the answer's type
+        ("capital city")."""
+        if " of " not in phrase:
+            return 1.0
+        head = _head_word([w for w in phrase.split() if w.lower() not in _GENERIC_HEADS])
+        words = _text_stems(phrase)
+        if head is None or len(words) < 2:
+            return 1.0
+        relation = _phrase_stems(prof)
+        shared = [w for w in words if any(stems_match(w, r) for st in relation for r in st)]
+        head_stems = _text_stems(head)
+        if not shared or any(any(stems_match(h, w) for w in shared) for h in head_stems):
+            return 1.0
+        for (text, weight), d in zip(variants, dense):
+            if text == head.lower():
+                return weight * max(float(d), _lexical(text, prof))
+        return 0.0
 
     def _relation_gloss(self, prof: RelationProfile) -> tuple[list[frozenset[str]], np.ndarray] | None:
         """The WordNet definitions of the relation's label ("mother": "a woman who has given
@@ -190,8 +225,34 @@ def _phrase_stems(prof: RelationProfile) -> list[frozenset[str]]:
     return found
 
 
+def _head_word(words: Sequence[str]) -> str | None:
+    """The head of a phrase's words: the word before the first "of" when one stands between two
+    words ("head of state"), else the last word ("home town")."""
+    lowered = [w.lower() for w in words]
+    if "of" in lowered[1:-1]:
+        return words[lowered.index("of") - 1]
+    content = [w for w in words if w.lower() != "of"]
+    while len(content) > 1 and _participle(content[-1].lower()):
+        content = content[:-1]  # "the sport played by": the noun before a participle is the head
+    return content[-1] if content else None
+
+
+def _participle(word: str) -> bool:
+    return len(word) > 4 and (word.endswith("ed") or word.endswith("ing"))
+
+
 def merged_text(segments: Sequence) -> str:
-    """Several consecutive segments' content words, in the order the question says them."""
-    pairs = sorted((span, word) for seg in segments for word, span in zip(seg.words, seg.spans)
-                   if word in seg.content)
-    return " ".join(w for _span, w in pairs)
+    """Several consecutive segments' content words, in the order the question says them; an "of"
+    right between two content words of one segment stays ("head of state": the phrase as it is said,
+    for the embeddings and WordNet, and so that its head can be told from its complement)."""
+    pairs = []
+    for seg in segments:
+        content = set(seg.content)
+        words = seg.words
+        for k, (word, span) in enumerate(zip(words, seg.spans)):
+            # "of" joining two nouns ("head of state"); not "a national of which country"
+            joins = (word.lower() == "of" and 0 < k < len(words) - 1 and words[k - 1] in content
+                     and words[k + 1] in content)
+            if word in content or joins:
+                pairs.append((span, word))
+    return " ".join(w for _span, w in sorted(pairs))

@@ -9,7 +9,11 @@ settles every method's outcome here, once:
 - `answered` needs an answer, the method's own acceptance, a plan that leaves no
   relation phrase of the question unexplained (the planner's `unexplained`,
   when the plan carries it), a chain that reaches every hop the plan asked for,
-  and every hop supported (a fact or a passage, not generated from nothing);
+  every hop supported (a fact or a passage, not generated from nothing), and a
+  chain whose relations explain the question's relation phrases, each by the
+  relation of the graph that names it, with no hop the question does not name
+  (the reading check, kgtool.reason.explains: one rule for every method, since
+  each method may follow a chain other than the plan);
 - failing any of these, an answer is `unverified` (its partial chain kept) and
   no answer is `no_answer`;
 - either way the Run and the result say why (`reason`); when no entity of the
@@ -35,14 +39,17 @@ class Settled:
 
 def settle(method_status: str, answer: str | None, chain: Sequence[HopState], plan: Plan | None, *,
            method_reason: str | None = None,
-           question_mentions: Callable[[], int] | None = None) -> Settled:
+           question_mentions: Callable[[], int] | None = None,
+           reading_gaps: Callable[[], list[str]] | None = None) -> Settled:
     """The honest status of a method's outcome (see the module docstring).
 
     `plan` is the plan of the whole question the chain followed (None when the
     method's planner is not the shared one); `method_reason` what the method's
     judge said when it did not accept; `question_mentions` counts the question's
     mentions that link to the graph, and is asked only when the run never stood
-    on an entity.
+    on an entity; `reading_gaps` scores the question's relation phrases against
+    the chain's relations (kgtool.reason.explains) and lists what does not fit,
+    asked only of a chain that passes every other check.
     """
     if not _stood_on_entity(chain, plan) and question_mentions is not None and question_mentions() == 0:
         return Settled("unverified" if answer else "no_answer", NO_ENTITY, no_entity=True)
@@ -51,6 +58,8 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
     gaps = [g for g in (_unexplained(plan), _short(chain, plan), _unsupported(chain)) if g]
     if method_status != "answered":
         gaps.insert(0, method_reason or "the method's own check did not accept the chain")
+    if not gaps and reading_gaps is not None:
+        gaps = reading_gaps()
     if gaps:
         return Settled("unverified", "; ".join(gaps))
     return Settled("answered", None)

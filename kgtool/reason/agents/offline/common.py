@@ -55,7 +55,7 @@ class Thresholds:
     # a document corpus in the store must not overrule the structured facts of the same hop
     text_prior: float = 0.8
     # the planner's structured search (kgtool.reason.question), besides the word-coverage one
-    structured: bool = False
+    structured: bool = True
 
     @classmethod
     def from_settings(cls, settings) -> "Thresholds":
@@ -118,6 +118,8 @@ class OfflinePlan(Plan):
     explained: list[list[str]] = field(default_factory=list)  # question words each hop accounts for
     score: float = 0.0  # the path's total score
     unexplained: list[str] = field(default_factory=list)  # question words no hop accounts for
+    # where the topic the plan starts from is mentioned (the status rule reads the question around it)
+    topic_span: tuple[int, int] | None = None
 
 
 # ---------------------------------------------------------------------------

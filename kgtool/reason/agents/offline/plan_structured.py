@@ -40,7 +40,7 @@ def plan_structured(search: StructuredSearch, question: str, groups: Sequence[Se
             break
     if best is None:
         return None
-    _rank, (_s, _e, topic_id, surface), reading, path, missing = best
+    _rank, (start, end, topic_id, surface), reading, path, missing = best
     topic_name = entity_name(topic_id) or surface
     segments = reading.required
     subqs = [subquestion_for(profile_of(hop.fact), topic_name if i == 0 else PLACEHOLDER, hop.fact.direction)
@@ -57,6 +57,7 @@ def plan_structured(search: StructuredSearch, question: str, groups: Sequence[Se
         explained=[[w for seg in segments[h.first:h.last] for w in seg.content] for h in path.hops],
         score=path.total,
         unexplained=missing,
+        topic_span=(start, end),
     )
 
 

@@ -196,6 +196,7 @@ class OfflinePlanner:
             return OfflinePlan(subquestions=[question])
         _score, plan, topic = best
         plan.unexplained = phrases_left(read_question(question, topic), plan.unexplained)
+        plan.topic_span = topic
         return plan
 
     @staticmethod

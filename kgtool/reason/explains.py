@@ -1,0 +1,247 @@
+"""Does the chain explain the question? The reading check of the status rule (kgtool.reason.status).
+
+A method's chain may reach an answer the question did not ask for: a hop the graph
+lacks is replaced by a neighbour ("X's father" answered through X's mother), a
+phrase is credited to a relation that only resembles it, a link the question never
+names is crossed on the way. The planner's own `unexplained` list sees only the
+plan it made, and only against the reading it chose; a method may follow another
+chain. This check reads the question the way the planner does
+(`kgtool.reason.question.read_question`, around the chain's topic mention) and
+scores every relation phrase against the relations the chain actually took, with
+the planner's own phrase matcher (`PhraseScorer`: the graph's phrasings, the
+embeddings, WordNet). It reports three kinds of gap:
+
+- a required phrase no hop explains at `explains` or better;
+- a phrase whose hop explains it clearly worse than another relation of the graph
+  does (by more than `margin`): the question names that relation, which this
+  entity lacks ("father" read as "mother", a relation read against its direction);
+- a hop whose relation shares nothing with any phrase of the question (below
+  `names_nothing`): a link the question never names ("Who employs X?" answered
+  with X's mother's employer).
+
+Phrases of the question's frame that may only be a verb for the phrase before them
+(`Segment.soft`) and answer-type hints (`Segment.optional`) are not required, but
+count as naming a hop. The bar is the offline agents' own (`offline_fit`, 0.5: the
+score at which the selector and critic take a relation to explain a text), not one
+fitted to a data set; README ("Honest statuses") gives the measured trade-off.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from kgtool.core.text import content_stems, stems_match
+from kgtool.core.types import CandidateFact
+from kgtool.reason.question import QuestionReading, Segment, read_question
+from kgtool.reason.relmatch import RelationProfile, phrase_core
+from kgtool.reason.segmatch import PhraseScorer, merged_text
+
+# a hop fitting a phrase below this leaves it unexplained: the offline agents' shared bar for "a relation
+# explains a text" (Thresholds.fit, the `offline_fit` setting), which chain_gaps reads from the settings
+EXPLAINS = 0.5
+MARGIN = 0.1  # another relation of the graph explaining the phrase better than this names it instead
+NAMES_NOTHING = 0.05  # a hop fitting every phrase below this is a link the question does not name
+REVERSE_FACTOR = 0.75  # a relation read against its direction (Thresholds.reverse_factor)
+CANDIDATES = 6  # relations of the vocabulary scored in full per phrase, by embedding similarity
+
+
+@dataclass
+class ReadingGaps:
+    unexplained: list[str] = field(default_factory=list)  # phrases no hop explains
+    named_elsewhere: list[tuple[str, str]] = field(default_factory=list)  # (phrase, the relation it names)
+    unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
+    repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
+
+    def reasons(self) -> list[str]:
+        out = []
+        if self.unexplained:
+            out.append("the chain does not explain " + ", ".join(repr(p) for p in self.unexplained))
+        for phrase, relation in self.named_elsewhere:
+            out.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
+        if self.unnamed_hops:
+            hops = ", ".join(map(str, self.unnamed_hops))
+            out.append(f"hop {hops} {'follows a relation' if len(self.unnamed_hops) == 1 else 'follow relations'}"
+                       " the question does not name")
+        for hop, relation in self.repeated:
+            out.append(f"hop {hop} takes {relation!r} again, more often than the question names it")
+        return out
+
+
+class RelationVocabulary:
+    """Every relation of the graph, for asking which one a phrase names best.
+
+    Built once per set of relation phrasings (they change only on ingestion): the
+    relations' phrases are embedded in one call, so a phrase is compared with every
+    relation by one matrix product; the few closest (and those sharing a word stem
+    with it) are then scored in full by the PhraseScorer.
+    """
+
+    def __init__(self, phrases: dict[str, list[str]], encoder):
+        self.keys = list(phrases)
+        self.phrases = phrases
+        rows: list[str] = []
+        owner: list[int] = []
+        self.stems: dict[str, set[int]] = {}
+        for k, key in enumerate(self.keys):
+            cores = [c for c in dict.fromkeys(phrase_core(p) for p in phrases[key] or [key]) if c] or [key]
+            for core in cores:
+                rows.append(core)
+                owner.append(k)
+                for stem in content_stems(core):
+                    self.stems.setdefault(stem, set()).add(k)
+        self.owner = np.asarray(owner, dtype=np.int64)
+        self.matrix = encoder.encode(rows) if rows else np.zeros((0, 1), dtype=np.float32)
+
+    def candidates(self, text: str, vectors: np.ndarray, limit: int = CANDIDATES) -> list[str]:
+        """The relations most similar to any of the phrase's variant vectors, and those sharing its stems."""
+        if not self.keys:
+            return []
+        sims = (vectors @ self.matrix.T).max(axis=0)
+        best = np.full(len(self.keys), -np.inf, dtype=np.float32)
+        np.maximum.at(best, self.owner, sims)
+        picked = [int(i) for i in np.argsort(-best)[:limit]]
+        for stem in content_stems(text):
+            for known, members in self.stems.items():
+                if stems_match(stem, known):
+                    picked.extend(members)
+        return [self.keys[i] for i in dict.fromkeys(picked)]
+
+
+_VOCABULARIES: dict[tuple[int, int], tuple[object, RelationVocabulary]] = {}
+_VOCAB_LOCK = threading.Lock()
+
+
+def vocabulary_of(catalog, encoder) -> RelationVocabulary | None:
+    """The graph's relation vocabulary (cached per catalog phrasings and embedder); None when the
+    catalog cannot list its relations."""
+    listing = getattr(catalog, "relation_vocabulary", None)
+    if listing is None:
+        return None
+    phrases = listing()
+    key = (id(catalog), id(encoder))
+    with _VOCAB_LOCK:
+        found = _VOCABULARIES.get(key)
+        if found is None or found[0] is not phrases:
+            found = _VOCABULARIES[key] = (phrases, RelationVocabulary(phrases, encoder))
+        return found[1]
+
+
+class ReadingCheck:
+    """Scores a question's relation phrases against the relations of a chain (see the module docstring)."""
+
+    def __init__(self, scorer: PhraseScorer, profile_of: Callable[[str, str], RelationProfile],
+                 vocabulary: RelationVocabulary | None = None, *, explains: float = EXPLAINS,
+                 margin: float = MARGIN, names_nothing: float = NAMES_NOTHING,
+                 reverse_factor: float = REVERSE_FACTOR):
+        self.scorer = scorer
+        self.profile_of = profile_of  # (relation key, label) -> profile
+        self.vocabulary = vocabulary
+        self.explains = explains
+        self.margin = margin
+        self.names_nothing = names_nothing
+        self.reverse_factor = reverse_factor
+
+    def check(self, reading: QuestionReading, facts: Sequence[CandidateFact]) -> ReadingGaps:
+        gaps = ReadingGaps()
+        segments = [s for s in reading.segments if s.content]
+        if not facts or not segments:
+            return gaps
+        texts = {s: merged_text([s]) for s in segments}
+        self.scorer.prepare([(t, True) for t in dict.fromkeys(texts.values())])
+        hops = [(self.profile_of(_key(f), f.relation or ""), self.reverse_factor if f.direction == "in" else 1.0)
+                for f in facts]
+        fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
+        for seg in segments:
+            if seg.optional or seg.soft:
+                continue
+            best = max(fits[seg])
+            if best < self.explains:
+                gaps.unexplained.append(seg.text)
+                continue
+            named = self._named_instead(texts[seg], best, {p.key for p, _f in hops})
+            if named is not None:
+                gaps.named_elsewhere.append((seg.text, named))
+        gaps.unnamed_hops = [h + 1 for h in range(len(hops))
+                             if max(fits[s][h] for s in segments) < self.names_nothing]
+        gaps.repeated = self._repeated(hops, fits, [s for s in segments if not s.optional])
+        return gaps
+
+    def _repeated(self, hops, fits, segments) -> list[tuple[int, str]]:
+        """A relation the chain takes k times needs k phrases it explains ("X's mother's mother");
+        taken more often, the chain went round a loop the question does not ask for ("the mayor
+        of the birthplace of the mayor of the birthplace of X" for "the mayor of X's birthplace")."""
+        seen: dict[str, list[int]] = {}
+        for h, (prof, _factor) in enumerate(hops):
+            seen.setdefault(prof.key, []).append(h)
+        out = []
+        for taken in seen.values():
+            if len(taken) < 2:
+                continue
+            named = sum(1 for s in segments if max(fits[s][h] for h in taken) >= self.explains)
+            out.extend((h + 1, hops[h][0].label or hops[h][0].key) for h in taken[max(named, 1):])
+        return out
+
+    def _named_instead(self, text: str, fit: float, taken: set[str]) -> str | None:
+        """The label of a relation of the graph the phrase names clearly better than `fit`, if any."""
+        if self.vocabulary is None or fit >= 1.0 - self.margin:
+            return None
+        vectors = self.scorer.vectors(text)
+        for key in self.vocabulary.candidates(text, vectors):
+            phrases = self.vocabulary.phrases.get(key) or [key]
+            prof = self.profile_of(key, phrases[0])
+            if self.scorer.score(text, prof) > fit + self.margin:
+                return prof.label or key
+        return None
+
+
+def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
+    """The reading check of a finished run (the runner's hook into the status rule): the question
+    read around the chain's topic, scored against the facts the chain took. The offline planner's
+    phrase scorer and relation profiles are reused (their vectors are already computed for this
+    question); another planner (the LLM one) gets the same matcher built over the graph's services."""
+    facts = [h.fact for h in chain if h.fact is not None]
+    if not facts:
+        return []
+    span = topic_span(question, plan, chain, kg.catalog.link_mentions)
+    if span is None:
+        return []
+    scorer = getattr(planner, "phrases", None)
+    profiles = getattr(planner, "profiles", None)
+    if not isinstance(scorer, PhraseScorer) or profiles is None:
+        from kgtool.reason.agents.offline.common import _Profiles
+        from kgtool.reason.lexicon import Lexicon
+
+        scorer = PhraseScorer(kg.matcher, Lexicon.load())
+        profiles = _Profiles(kg.catalog, kg.matcher)
+    settings = kg.settings
+    check = ReadingCheck(scorer, profiles.of, vocabulary_of(kg.catalog, kg.matcher.encoder),
+                         explains=float(getattr(settings, "offline_fit", EXPLAINS)),
+                         reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)))
+    return check.check(read_question(question, span), facts).reasons()
+
+
+def _key(fact: CandidateFact) -> str:
+    from kgtool.reason.agents.offline.common import relation_key
+    return relation_key(fact)
+
+
+def topic_span(question: str, plan, chain, mentions: Callable[[str], list]) -> tuple[int, int] | None:
+    """Where the chain's topic is mentioned: the plan's own span when the planner kept it, else
+    the linked mention of the entity the chain starts from (the first mention otherwise)."""
+    span = getattr(plan, "topic_span", None)
+    if span:
+        return tuple(span)
+    found = mentions(question)
+    if not found:
+        return None
+    start = next((h.entity_id for h in chain if h.entity_id), None) or getattr(plan, "topic_id", None)
+    for s, e, entity_id, _surface in found:
+        if entity_id == start:
+            return (s, e)
+    return (found[0][0], found[0][1])
+
+
+__all__ = ["ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span", "vocabulary_of"]
