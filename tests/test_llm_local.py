@@ -120,3 +120,26 @@ def test_llm_check_reports_a_stub_that_ignores_structured_output(stub_llm):
     assert re.search(r"response_format json_object\s*│\s*refused \(HTTP 400\)", result.output)
     assert re.search(r"context length\s*│\s*2048 tokens", result.output)
     assert json.dumps(stub_llm.requests[-1].body["max_tokens"])  # the timed call is bounded
+
+
+def test_the_server_keeps_each_roles_prompt_prefix_while_roles_take_turns(local_llm):
+    """A method's roles alternate, each with its own fixed system prompt: with one slot (or a
+    sliding-window cache that drops the prefix) every turn re-read its whole prompt."""
+    root = re.sub(r"/v1$", "", local_llm.base_url)
+    systems = [f"ROLE: {role}\n" + " ".join(f"Rule {i}: the {role} writes {i} careful words." for i in range(40))
+               for role in ("planner", "critic", "selector")]
+
+    def timings(system: str, user: str) -> dict:
+        body = {"model": local_llm.model, "temperature": 0, "max_tokens": 2,
+                "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]}
+        request = urllib.request.Request(f"{root}/v1/chat/completions", json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=180) as response:
+            return json.loads(response.read())["timings"]
+
+    first = [timings(system, "first task") for system in systems]
+    again = [timings(system, "another task") for system in systems]
+    for before, after in zip(first, again):
+        assert before["prompt_n"] > 300  # the whole prompt was read the first time
+        # the second turn of each role reads only its new task: the system prompt came from the cache
+        assert after["cache_n"] >= before["prompt_n"] - 10 and after["prompt_n"] < 20, (before, after)

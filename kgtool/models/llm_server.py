@@ -41,7 +41,14 @@ SOURCE_PACKAGE, SOURCE_VERSION = "llama-cpp-python", "0.3.36"
 PACKAGED = "packaged"
 PACKAGED_ALIAS = "gemma-3-270m"
 # what this VM needs: the AMX repacking path crashed llama-server's matmul here
-SERVER_FLAGS = ("--no-repack", "--metrics", "--no-webui", "--parallel", "1")
+SERVER_FLAGS = ("--no-repack", "--metrics", "--no-webui")
+# A method's roles take turns (planner, selector, critic, ...), each with its own fixed system prompt. One
+# slot per role in turn keeps each role's prompt prefix cached (the server gives a request the slot whose
+# cache shares the most with it); with one slot every turn re-read the whole prompt. --swa-full lets a slot
+# reuse a prefix on sliding-window models such as Gemma 3, whose windowed cache had dropped it; for a
+# 270M model the full cache is a few hundred MB at most.
+SLOTS = 4
+CACHE_FLAGS = ("--parallel", str(SLOTS), "--swa-full")
 CMAKE_OPTIONS = (
     "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_CURL=OFF", "-DLLAMA_OPENSSL=OFF",
     "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_SERVER=ON",
@@ -200,8 +207,10 @@ class LocalLLMServer:
             raise ServerError(f"model file {path} does not exist; give a GGUF file or 'packaged'")
         alias = PACKAGED_ALIAS if packaged else path.stem
         cmd = [str(binary), "-m", str(path), "--host", "127.0.0.1", "--port", str(self.port), "--alias", alias,
-               "-t", str(self.settings.llm_server_threads), "-c", str(self.settings.llm_server_context),
-               "--n-predict", "1024", *SERVER_FLAGS]
+               "-t", str(self.settings.llm_server_threads),
+               # -c is the total over the slots: each slot (each request) gets llm_server_context tokens
+               "-c", str(self.settings.llm_server_context * SLOTS), "--n-predict", "1024", *SERVER_FLAGS,
+               *CACHE_FLAGS]
         if packaged:  # the packaged GGUF carries no chat template: Gemma 3's, as a file kgtool ships
             cmd += ["--jinja", "--chat-template-file", str(resources.files("kgtool.models") / "gemma3-chat.jinja")]
         self.dir.mkdir(parents=True, exist_ok=True)
