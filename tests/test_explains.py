@@ -109,3 +109,27 @@ def test_a_complement_shared_with_a_relation_does_not_carry_an_of_phrase(scorer,
     assert scorer.score("city of birth", matcher.profile("b", ["born in"])) >= 0.5
     assert scorer.score("capital city", matcher.profile("cap", ["capital"])) >= 0.9
     assert scorer.score("sport played", matcher.profile("sp", ["sport"])) >= 0.9
+
+
+def test_a_chain_of_stated_facts_is_judged_against_the_stated_relations_only(matcher):  # noqa: F811
+    from kgtool.reason.explains import vocabulary_of
+
+    class Catalog:  # a mixed store: two stated relations, one phrasing extraction read from passages
+        def relation_vocabulary(self):
+            return {"rel:capital": ["capital"], "rel:country": ["country"],
+                    "rel:was the capital of": ["was the capital of"]}
+
+        def stated_vocabulary(self):
+            return {"rel:capital": ["capital"], "rel:country": ["country"]}
+
+    catalog = Catalog()
+    stated = vocabulary_of(catalog, matcher.encoder, stated_only=True)
+    assert sorted(stated.keys) == ["rel:capital", "rel:country"]
+    every = vocabulary_of(catalog, matcher.encoder)  # a chain that took a passage fact: every relation
+    assert "rel:was the capital of" in every.keys
+
+    class DocumentsOnly(Catalog):  # nothing stated: the passages' relations are all there is
+        def stated_vocabulary(self):
+            return {}
+
+    assert "rel:was the capital of" in vocabulary_of(DocumentsOnly(), matcher.encoder, stated_only=True).keys

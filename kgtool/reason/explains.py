@@ -114,14 +114,20 @@ _VOCABULARIES: dict[tuple[int, int], tuple[object, RelationVocabulary]] = {}
 _VOCAB_LOCK = threading.Lock()
 
 
-def vocabulary_of(catalog, encoder) -> RelationVocabulary | None:
+def vocabulary_of(catalog, encoder, *, stated_only: bool = False) -> RelationVocabulary | None:
     """The graph's relation vocabulary (cached per catalog phrasings and embedder); None when the
-    catalog cannot list its relations."""
+    catalog cannot list its relations. `stated_only`: only the relations an edit or a fact file states
+    (when there are any), the source prior of a mixed store: a chain of stated facts is not judged
+    against the phrasings extraction read from passages ("was the capital of"), which name a
+    question's words more literally than any stated relation does."""
     listing = getattr(catalog, "relation_vocabulary", None)
     if listing is None:
         return None
     phrases = listing()
-    key = (id(catalog), id(encoder))
+    stated = getattr(catalog, "stated_vocabulary", None)
+    if stated_only and stated is not None:
+        phrases = stated() or phrases
+    key = (id(catalog), id(encoder), stated_only)
     with _VOCAB_LOCK:
         found = _VOCABULARIES.get(key)
         if found is None or found[0] is not phrases:
@@ -217,7 +223,8 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
         scorer = PhraseScorer(kg.matcher, Lexicon.load())
         profiles = _Profiles(kg.catalog, kg.matcher)
     settings = kg.settings
-    check = ReadingCheck(scorer, profiles.of, vocabulary_of(kg.catalog, kg.matcher.encoder),
+    stated_only = all(getattr(f, "stated", True) for f in facts)
+    check = ReadingCheck(scorer, profiles.of, vocabulary_of(kg.catalog, kg.matcher.encoder, stated_only=stated_only),
                          explains=float(getattr(settings, "offline_fit", EXPLAINS)),
                          reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)))
     return check.check(read_question(question, span), facts).reasons()

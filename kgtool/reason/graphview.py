@@ -43,6 +43,7 @@ class GraphCatalog:
         self._linker: GraphLinker | Gazetteer | None = None
         self._names: dict[str, str] = {}
         self._phrases: dict[str, list[str]] = {}
+        self._stated: dict[str, list[str]] | None = None
 
     def _load(self) -> None:
         if self._linker is not None:
@@ -83,6 +84,14 @@ class GraphCatalog:
         callers may cache what they derive from it by its identity)."""
         self.gazetteer
         return self._phrases
+
+    def stated_vocabulary(self) -> dict[str, list[str]]:
+        """`relation_vocabulary` without the relations only read from passages (read once; the same
+        dict until the catalog reloads). Empty when nothing is stated (a store of documents alone)."""
+        if self._stated is None:
+            keys = {row["key"] for row in self.db.read("graph/stated_relations")}
+            self._stated = {k: v for k, v in self.relation_vocabulary().items() if k in keys}
+        return self._stated
 
     def link_mentions(self, text: str) -> list[tuple[int, int, str, str]]:
         linker = self.gazetteer
