@@ -51,6 +51,8 @@ REASON_LAYERS = [
     ("recorders",),
     # the methods' control loops
     ("methods",),
+    # the status rule's reading check: the question read with the offline agents' phrase matcher
+    ("explains",),
     # running a method
     ("runner",),
 ]

@@ -45,6 +45,7 @@ EXPLAINS = 0.5
 MARGIN = 0.1  # another relation of the graph explaining the phrase better than this names it instead
 NAMES_NOTHING = 0.05  # a hop fitting every phrase below this is a link the question does not name
 REVERSE_FACTOR = 0.75  # a relation read against its direction (Thresholds.reverse_factor)
+PASSAGE_HOP = "passage-step:"  # the fact id of a hop a passage answered (it has no fact)
 CANDIDATES = 6  # relations of the vocabulary scored in full per phrase, by embedding similarity
 
 
@@ -167,6 +168,8 @@ class ReadingCheck:
             if best < self.explains:
                 gaps.unexplained.append(seg.text)
                 continue
+            if facts[fits[seg].index(best)].fact_id.startswith(PASSAGE_HOP):
+                continue  # a passage answered what this phrase asks: no relation of the graph to compare
             named = self._named_instead(texts[seg], best, {p.key for p, _f in hops})
             if named is not None:
                 gaps.named_elsewhere.append((seg.text, named))
@@ -208,7 +211,8 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     read around the chain's topic, scored against the facts the chain took. The offline planner's
     phrase scorer and relation profiles are reused (their vectors are already computed for this
     question); another planner (the LLM one) gets the same matcher built over the graph's services."""
-    facts = [h.fact for h in chain if h.fact is not None]
+    facts = [h.fact if h.fact is not None else _asked_of_passage(h) for h in chain
+             if h.fact is not None or (h.answer and not h.generated)]
     if not facts:
         return []
     span = topic_span(question, plan, chain, kg.catalog.link_mentions)
@@ -228,6 +232,14 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
                          explains=float(getattr(settings, "offline_fit", EXPLAINS)),
                          reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)))
     return check.check(read_question(question, span), facts).reasons()
+
+
+def _asked_of_passage(hop) -> CandidateFact:
+    """A hop a passage answered (textual recovery) has no relation: it explains what it asked for, so
+    its query stands in as the relation, read only from text."""
+    asked = " ".join(hop.query.replace("(", " ").replace(")", " ").replace(",", " ").split())
+    return CandidateFact(f"{PASSAGE_HOP}{hop.step_id}", hop.entity_id or "", hop.entity, asked, None,
+                         hop.answer_id or "", hop.answer or "", "", "out", stated=False)
 
 
 def _key(fact: CandidateFact) -> str:
