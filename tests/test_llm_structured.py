@@ -167,3 +167,12 @@ def test_probe_tells_enforced_ignored_and_refused_forms_apart(stub_llm):
     stub_llm.formats.update(json_schema="ignore", json_object="ignore")
     found = llm_probe.capabilities(stub_llm.base_url, "stub-model", "k", timeout=5)
     assert found.forms == {"json_schema": "ignored", "json_object": "ignored"} and found.best_form == "text"
+
+
+def test_a_json_object_probe_cut_by_its_token_cap_still_shows_the_form_enforced():
+    from kgtool.models.llm_probe import _complies
+
+    assert _complies("json_object", '{"hello": "hel', cut=True)  # the grammar held until the cap
+    assert not _complies("json_object", '{"hello": "hel')  # not cut: an unclosed object is no object
+    assert not _complies("json_object", "hello", cut=True)  # the form was ignored
+    assert not _complies("json_schema", '{"ok": tr', cut=True)  # the schema probe stays strict
