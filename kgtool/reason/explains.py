@@ -111,7 +111,7 @@ class RelationVocabulary:
         return [self.keys[i] for i in dict.fromkeys(picked)]
 
 
-_VOCABULARIES: dict[tuple[int, int], tuple[object, RelationVocabulary]] = {}
+_VOCABULARIES: dict[tuple[int, int, bool], tuple[object, RelationVocabulary]] = {}
 _VOCAB_LOCK = threading.Lock()
 
 
