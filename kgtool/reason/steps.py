@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence, TypeVar
 
+from kgtool.core.text import relation_key
 from kgtool.core.types import CandidateFact, ChainLink, Judgement, Plan
 from kgtool.reason.context import BudgetExhausted, HopState, RunContext
 from kgtool.reason.trace import TraceRecorder, candidate_row
@@ -63,6 +64,39 @@ def best_passing(ranked: Sequence[CandidateFact], judgements: Sequence[Judgement
     return max(passing, key=lambda t: (t[0], t[1]))[2] if passing else None
 
 
+def toward_next_hop(ctx: RunContext, plan: Plan, index: int, entity_id: str | None,
+                    ranked: Sequence[CandidateFact], judgements: Sequence[Judgement],
+                    chosen: CandidateFact | None) -> CandidateFact | None:
+    """Among equally valid answers of a many-valued hop, one the plan's next relation leads on from.
+
+    "The religion of T's mother" over a graph stating both of T's parents: the selector
+    passes both parents for `parents`, and only one may have a religion stated. When the
+    plan names the next hop's relation and the chosen answer has no fact of it while a
+    sibling (a passing candidate of the same relation and direction) has, the sibling is
+    taken. One read of the siblings' relations, and only when there are siblings.
+    """
+    if chosen is None or entity_id is None or index + 1 >= len(plan.relations):
+        return chosen
+    kind = (relation_key(chosen.relation, chosen.relation_id), chosen.direction)
+    same = [c for j, c in sorted(((j, c) for c, j in zip(ranked, judgements) if j.passes),
+                                 key=lambda jc: (-jc[0].score, jc[1].rank))
+            if (relation_key(c.relation, c.relation_id), c.direction) == kind]
+    if len(same) < 2:
+        return chosen
+    want = plan.relations[index + 1]
+    direction = plan.directions[index + 1] if index + 1 < len(plan.directions) else None
+    answers = {c.fact_id: c.answer_from(entity_id)[0] for c in same}
+    pools = neighbour_pools(ctx, sorted(set(answers.values())))
+
+    def continues(fact: CandidateFact) -> bool:
+        return any(relation_key(f.relation, f.relation_id) == want and (direction is None or f.direction == direction)
+                   for f in pools.get(answers[fact.fact_id], []))
+
+    if continues(chosen):
+        return chosen
+    return next((c for c in same if continues(c)), chosen)  # in the selector's order
+
+
 def grounded_fallback(ctx: RunContext, query: str, entity: str, evidence: Sequence[str]) -> tuple[str | None, str | None, bool]:
     """(answer id, answer, generated): the generator's answer read off local evidence, linked to the graph."""
     answer = ctx.agents.generator.generate(query, entity, list(evidence))
@@ -78,7 +112,7 @@ def select_hop(ctx: RunContext, pending: list[dict], plan: Plan, index: int, que
     """
     ranked = retrieve_hop(ctx, query, entity_id, top_k)
     judgements = ctx.agents.selector.judge(query, entity, ranked, **plan.hop_hints(index)) if ranked else []
-    chosen = best_passing(ranked, judgements)
+    chosen = toward_next_hop(ctx, plan, index, entity_id, ranked, judgements, best_passing(ranked, judgements))
     if chosen is not None:
         answer_id, answer = chosen.answer_from(entity_id)
         generated = False

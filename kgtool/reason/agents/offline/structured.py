@@ -158,12 +158,20 @@ class StructuredSearch:
         return out + ([(type_text, True)] if type_text else []) + words
 
     def _extend(self, path: StructuredPath, facts: list[CandidateFact], texts: dict, n: int) -> list[StructuredPath]:
+        # a hop that explains a phrase may come back to an entity already on the path ("the
+        # wife of T's husband" is T); an unnamed hop, a weak reading or a second hop for one
+        # phrase may not, or paths would wander back and forth through links never named
+        # (never over a fact the path already took: that is a U-turn, not a reading)
         groups: dict[tuple[str, str], list[CandidateFact]] = {}
+        fresh: dict[tuple[str, str], list[CandidateFact]] = {}
+        taken = {h.fact.fact_id for h in path.hops}
         for fact in facts:
-            next_id = _endpoints(fact)[1][0]
-            if fact.head_id == fact.tail_id or next_id in path.visited:
+            if fact.head_id == fact.tail_id or fact.fact_id in taken:
                 continue
-            groups.setdefault((relation_key(fact), fact.direction), []).append(fact)
+            key = (relation_key(fact), fact.direction)
+            groups.setdefault(key, []).append(fact)
+            if _endpoints(fact)[1][0] not in path.visited:
+                fresh.setdefault(key, []).append(fact)
         k = path.consumed
         last_silent = bool(path.hops) and path.hops[-1].first == path.hops[-1].last
         # every reading of the next phrases by every relation here, then the source prior:
@@ -184,15 +192,17 @@ class StructuredSearch:
                 if stated and min(fits) >= self.s.explains:
                     settled.add(j)
         out: list[StructuredPath] = []
-        out += self._splits(path, groups, texts)
+        out += self._splits(path, fresh, texts)
         for key, members, j, fits, gain, stated in options:
             if not stated and j in settled:
                 continue
             for fact in members:
+                if min(fits) < self.s.explains and _endpoints(fact)[1][0] in path.visited:
+                    continue  # back to an entity on the path only for a phrase the hop reads well
                 gain_f = gain * self.prior(fact) if gain > 0 else gain
                 out.append(self._step(path, fact, key, k, j, fits, gain_f))
         if path.silent < self.s.max_silent and not last_silent and k < n:
-            for (key, _direction), members in groups.items():
+            for (key, _direction), members in fresh.items():
                 for fact in sorted(members, key=self.prior, reverse=True)[: self.s.fanout]:
                     out.append(self._step(path, fact, key, k, k, (), -self.s.silent_cost))
         return out
