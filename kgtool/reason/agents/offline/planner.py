@@ -21,7 +21,7 @@ from kgtool.reason.agents.offline.common import (
     reads_passages,
     relation_key,
 )
-from kgtool.reason.agents.offline.plan_structured import choose, phrases_left, plan_structured, subquestion_for
+from kgtool.reason.agents.offline.plan_structured import choose, phrases_left, plan_structured, subquestion_for, weigh
 from kgtool.reason.agents.offline.structured import SearchSettings, StructuredSearch
 from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.question import read_question
@@ -155,7 +155,7 @@ class OfflinePlanner:
             if (reads_passages(coverage.facts, neighbours) and not reads_passages(found.facts, neighbours)
                     and self._settles_as_much(groups, found, coverage)):
                 return found
-        return choose(found, coverage)
+        return weigh(search, question, found, coverage, neighbours)
 
     def _structured_search(self, neighbours: dict[str, list[CandidateFact]]) -> StructuredSearch:
         """The structured search (plan_structured.plan_structured), reading through the planner's cache."""
