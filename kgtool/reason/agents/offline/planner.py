@@ -21,6 +21,7 @@ from kgtool.reason.agents.offline.common import (
     reads_passages,
     relation_key,
 )
+from kgtool.reason.agents.offline.gloss_fit import GlossScorer
 from kgtool.reason.agents.offline.plan_structured import choose, phrases_left, plan_structured, subquestion_for, weigh
 from kgtool.reason.agents.offline.structured import SearchSettings, StructuredSearch
 from kgtool.reason.lexicon import Lexicon
@@ -30,7 +31,6 @@ from kgtool.reason.relmatch import (
     RelationProfile,
     TextAnalysis,
 )
-from kgtool.reason.segmatch import PhraseScorer
 
 
 @dataclass
@@ -122,7 +122,7 @@ class OfflinePlanner:
         self.structured = thresholds.structured if structured is None else structured
         if lexicon is True:
             lexicon = Lexicon.load()
-        self.phrases = PhraseScorer(matcher, lexicon or None)
+        self.phrases = GlossScorer(matcher, lexicon or None)
         self.search_settings = SearchSettings(reverse_factor=self.reverse_factor, max_hops=max_hops + 1)
 
     def source_prior(self, fact: CandidateFact) -> float:
