@@ -172,6 +172,24 @@ def test_choose_takes_the_reading_that_leaves_fewer_phrases_unexplained():
     assert choose(same_s, _plan_of([], ["x"])) is same_s  # the coverage search found no hop
 
 
+def test_a_phrase_saying_a_relations_definition_fits_it(graph, matcher):  # noqa: F811
+    """WordNet defines "capital" (third sense) as "a seat of government": the phrase says the
+    definition, so the capital hop explains it; verbs are read in their base form."""
+    from kgtool.reason.agents.offline.gloss_fit import DEFINED_FIT, GlossScorer
+    from kgtool.reason.lexicon import Lexicon
+    lexicon = Lexicon.load()
+    assert lexicon is not None
+    assert [lexicon.verb_base(w) for w in ("gave", "given", "ran")] == ["give", "give", "run"]
+    found = plan(graph, matcher, "What is the seat of government of the country of citizenship of Ilya Brandt?")
+    assert found.relations == ["citizenship", "capital"]
+    assert not found.unexplained
+    scorer = GlossScorer(matcher, lexicon)
+    capital, spouse = (matcher.profile(k, [label]) for k, label in (("capital", "capital"), ("spouse", "spouse")))
+    assert scorer.score("seat of government", capital) >= DEFINED_FIT
+    assert not scorer.defines("seat of government", spouse)
+    assert not scorer.defines("government", capital)  # one word could be a chance word of a definition
+
+
 class _Rescoring:
     """A stand-in for StructuredSearch.rescore: the score and unexplained count it is given."""
 
