@@ -58,6 +58,7 @@ def plan_structured(search: StructuredSearch, question: str, groups: Sequence[Se
         score=path.total,
         unexplained=missing,
         topic_span=(start, end),
+        phrase_read=[h.first < h.last and min(h.fits, default=0.0) >= search.s.explains for h in path.hops],
     )
 
 
