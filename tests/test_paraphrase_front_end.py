@@ -51,6 +51,39 @@ def test_plans_follow_the_question_structure(graph, matcher, question, relations
     assert not found.unexplained
 
 
+@pytest.mark.parametrize("question, relations", [
+    # a bare complement next to the name joins its noun when the other layers have articles
+    ("What is the capital of the country of citizenship of Ilya Brandt?", ["citizenship", "capital"]),
+    # quotes around the name belong to it: the clause's verb is not the quote's
+    ('What is the capital of the country where the spouse of "Mara Voss" holds citizenship?',
+     ["spouse", "citizenship", "capital"]),
+])
+def test_plans_of_complements_and_quoted_names(graph, matcher, question, relations):  # noqa: F811
+    found = plan(graph, matcher, question)
+    assert found.relations == relations
+    assert not found.unexplained
+
+
+@pytest.mark.parametrize("question, topic, phrases", [
+    # the layers with articles make "city of birth" one phrase; without them ("the flimp of zorb
+    # of T", tests/test_question_parse.py) each noun stays a layer
+    ("Which glorp is the flimp of the city of birth of Quux Blarg?", "Quux Blarg", ["city of birth", "flimp"]),
+    # an article before the name is the name's; the clause's verb goes to its own layer
+    ("What is the zorb of the country where the flimp of the Quux Blarg is a citizen of?", "Quux Blarg",
+     ["flimp", "country where is citizen of", "zorb"]),
+    # a name modifying the noun after it ('the "Quux Blarg" performer'), then the frame's verb
+    ('Which glorp is the zorb of the "Quux Blarg" flimp located in?', "Quux Blarg",
+     ["flimp", "zorb", "Which glorp is located in"]),
+    # no frame and no auxiliary: the subject's last word is the sentence's verb
+    ("The zorb of Quux Blarg's flimp lies in which glorp?", "Quux Blarg", ["flimp", "zorb", "lies in which glorp"]),
+])
+def test_the_reader_on_shapes_of_the_paraphrase_set(question, topic, phrases):
+    from kgtool.reason.question import read_question
+    start = question.index(topic)
+    reading = read_question(question, (start, start + len(topic)))
+    assert [s.text for s in reading.required] == phrases
+
+
 def test_a_question_stopping_early_is_not_taken_for_a_shorter_one(graph, matcher):  # noqa: F811
     """Every phrase needs its hop: "the capital of the country of X's husband" is three hops, not one."""
     found = plan(graph, matcher, "What is the capital of the country of the husband of Mara Voss?")
@@ -137,6 +170,66 @@ def test_choose_takes_the_reading_that_leaves_fewer_phrases_unexplained():
     same_s, same_c = _plan_of(["a", "b"], []), _plan_of(["b", "a"], [])
     assert choose(same_s, same_c) is same_s  # a tie: the structured reading's order
     assert choose(same_s, _plan_of([], ["x"])) is same_s  # the coverage search found no hop
+
+
+def test_a_phrase_saying_a_relations_definition_fits_it(graph, matcher):  # noqa: F811
+    """WordNet defines "capital" (third sense) as "a seat of government": the phrase says the
+    definition, so the capital hop explains it; verbs are read in their base form."""
+    from kgtool.reason.agents.offline.gloss_fit import DEFINED_FIT, GlossScorer
+    from kgtool.reason.lexicon import Lexicon
+    lexicon = Lexicon.load()
+    assert lexicon is not None
+    assert [lexicon.verb_base(w) for w in ("gave", "given", "ran")] == ["give", "give", "run"]
+    found = plan(graph, matcher, "What is the seat of government of the country of citizenship of Ilya Brandt?")
+    assert found.relations == ["citizenship", "capital"]
+    assert not found.unexplained
+    scorer = GlossScorer(matcher, lexicon)
+    capital, spouse = (matcher.profile(k, [label]) for k, label in (("capital", "capital"), ("spouse", "spouse")))
+    assert scorer.score("seat of government", capital) >= DEFINED_FIT
+    assert not scorer.defines("seat of government", spouse)
+    assert not scorer.defines("government", capital)  # one word could be a chance word of a definition
+
+
+class _Rescoring:
+    """A stand-in for StructuredSearch.rescore: the score and unexplained count it is given."""
+
+    def __init__(self, score, missing):
+        self.result = (score, missing)
+
+    def rescore(self, reading, facts):
+        return self.result
+
+
+def _coverage_plan(relations, explained, unexplained=()):
+    from kgtool.reason.agents.offline.common import OfflinePlan
+    ids = [f"f{k}" for k in range(len(relations))]
+    plan = OfflinePlan(subquestions=["q"] * len(relations), topic_id="mara", relations=list(relations),
+                       directions=["out"] * len(relations), entities=[f"e{k}" for k in range(len(relations))],
+                       facts=ids, explained=[list(e) for e in explained], unexplained=list(unexplained))
+    plan.topic_span = (0, 4)
+    neighbours = {("mara" if k == 0 else f"e{k - 1}"): [CandidateFact(
+        fact_id=fid, head_id="x", head="x", relation=r, relation_id=r, tail_id=f"e{k}", tail="y", evidence="")]
+        for k, (fid, r) in enumerate(zip(ids, relations))}
+    return plan, neighbours
+
+
+def test_weigh_reads_the_coverage_path_as_the_structured_search_reads_its_own():
+    """The coverage path wins when it scores higher on the structured search's scale (a path the
+    beam missed) or leaves fewer phrases unexplained counted alike; a longer coverage path wins a
+    tie only when every hop explains a word (a hop explaining none is a detour)."""
+    from kgtool.reason.agents.offline.plan_structured import weigh
+    structured = _plan_of(["a", "b"], [])
+    structured.score = 1.0
+    detour, nb = _coverage_plan(["x", "a", "b"], [[], ["governs"], ["city"]])
+    assert weigh(_Rescoring(0.5, 0), "Mara ...", structured, detour, nb) is structured
+    assert weigh(_Rescoring(1.5, 0), "Mara ...", structured, detour, nb) is detour  # the beam missed it
+    every, nb = _coverage_plan(["a", "b", "c"], [["born"], ["country"], ["continent"]])
+    assert weigh(_Rescoring(0.5, 0), "Mara ...", structured, every, nb) is every
+    # leftovers counted alike: the coverage plan's own count (none) is not the one compared
+    lenient, nb = _coverage_plan(["a"], [["mum"]], unexplained=[])
+    weak = _plan_of(["a", "b"], ["old man"])
+    weak.score = 0.6
+    assert weigh(_Rescoring(None, 2), "Mara ...", weak, lenient, nb) is weak
 
 
 def test_the_planner_embeds_a_new_question_in_one_model_call(matcher):  # noqa: F811

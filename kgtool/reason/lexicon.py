@@ -68,6 +68,7 @@ class Lexicon:
         self._lock = threading.Lock()
         self._index: dict[str, dict[str, list[int]]] = {}
         self._data: dict[str, list[_DataFile]] = {}
+        self._verbs: dict[str, str] | None = None
 
     @classmethod
     @lru_cache(maxsize=1)
@@ -124,6 +125,15 @@ class Lexicon:
         """The definitions of the phrase's `senses` most frequent synsets ("capital": "a seat of government")."""
         return list(_cached_glosses(self, phrase.strip().lower(), senses, pos))
 
+    def verb_base(self, word: str) -> str:
+        """The base form of an inflected verb ("gave", "given" -> "give"; "ran" -> "run"), from the
+        verb tables the same package ships (en-verbs.txt: one verb a line, its forms comma-separated);
+        the word itself when it is no known form."""
+        with self._lock:
+            if self._verbs is None:
+                self._verbs = _read_verbs(self.directory.parents[1] / "en-verbs.txt")
+        return self._verbs.get(word.lower(), word.lower())
+
     def synonyms(self, phrase: str, *, senses: int = 2, pos: str = "nv") -> list[str]:
         """Lemmas sharing one of the phrase's `senses` most frequent synsets (the phrase excluded)."""
         return list(_cached_synonyms(self, phrase.strip().lower(), senses, pos))
@@ -170,6 +180,21 @@ def _lemma_forms(phrase: str, pos: str) -> list[str]:
             if base.endswith(suffix) and len(base) > len(suffix) + 2:
                 forms.append(base[: -len(suffix)] + repl)
     return list(dict.fromkeys(forms))
+
+
+def _read_verbs(path: Path) -> dict[str, str]:
+    """Inflected form -> base form, for every verb of the table (none when the file is missing)."""
+    out: dict[str, str] = {}
+    if not path.is_file():
+        return out
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if line.startswith(";"):
+                continue
+            forms = [w.strip().lower() for w in line.split(",") if w.strip()]
+            for form in forms[1:]:
+                out.setdefault(form, forms[0])
+    return out
 
 
 def _readable(word: str) -> str:

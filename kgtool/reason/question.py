@@ -63,6 +63,10 @@ class Segment:
     # the question's frame verb ("Who leads the government of ..."): often the last relation, but
     # often only a verb for the phrase before it, so a path may end without a hop of its own for it
     soft: bool = False
+    # said without an article of its own ("birth" in "the place of birth", a frame's words): it
+    # may be one relation with the phrase next to it; two phrases that each have their article
+    # or possessive ("the head of government of the state", "T's mom's home country") are two
+    bare: bool = False
 
     @property
     def text(self) -> str:
@@ -120,6 +124,12 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         right.pop()  # closing punctuation
     while left and not left[0].text[0].isalnum():
         left.pop(0)
+    # quotes or brackets around the mention ('the performer of "Bangerz" holds ...') belong to the
+    # name, not to a layer of the question: a stray quote would take the clause's verb
+    while left and not left[-1].text[0].isalnum():
+        left.pop()
+    while right and not (right[0].text[0].isalnum() or right[0].low == "'s"):
+        right.pop(0)
     segments: list[Segment] = []
 
     # 1. the possessive chain right of the topic, outwards
@@ -150,8 +160,27 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
             segments.append(Segment(last.words[:-1], last.spans[:-1]))
             s, e = last.spans[-1]
             verb_part = [_Tok(last.words[-1], s, e), *verb_part]
+    elif segments and not frame and _opens_with_wh_phrase(verb_part) and len(segments[-1].words) > 1:
+        # "The zorb of T's flimp grobs in which wint?": no frame and no auxiliary, so the
+        # subject's last word is the sentence's verb
+        last = segments.pop()
+        segments.append(Segment(last.words[:-1], last.spans[:-1]))
+        s, e = last.spans[-1]
+        verb_part = [_Tok(last.words[-1], s, e), *verb_part]
     # 3. the verb part belongs to the innermost relative clause still waiting for its verb, else the frame
-    owner = _clause_owner(chunks) if verb_part else None
+    first = 0
+    if chunks and verb_part and all(t.low in DETERMINERS for t in chunks[0].toks):
+        # 'the "Zorb" flimp grobbed in ...': the topic modifies the noun after it, whose phrase
+        # ends where the clause's verb or a function word starts
+        j = 0
+        while j < len(verb_part) and _is_content(verb_part[j]) and not (j and _is_participle(verb_part[j].low)):
+            j += 1
+        if j:
+            chunks[0] = _Chunk(chunks[0].toks + verb_part[:j], chunks[0].joined_by_of)
+            verb_part, first = verb_part[j:], 1
+        else:
+            chunks.pop(0)  # "founded the Alliance ...": the article is the name's own
+    owner = _clause_owner(chunks, first) if verb_part else None
     if owner is not None:
         chunks[owner] = _Chunk(chunks[owner].toks + verb_part, chunks[owner].joined_by_of)
         verb_part, owner = [], None
@@ -167,7 +196,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         content = [t.low for t in words if _is_content(t)]
         if content:
             naming = k == len(chunks) - 1 and all(w in _NAMING for w in content)
-            segments.append(_segment(words, optional=naming))
+            segments.append(_segment(words, optional=naming, bare=chunk.toks[0].low not in DETERMINERS))
     frame_words = frame + (verb_part if owner is None else [])
     answer_type = _answer_type(frame_words)
     frame_content = [t for t in frame_words if _is_content(t)]
@@ -176,7 +205,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         # nothing else in the question names a relation
         only_type = answer_type is not None and [t.low for t in frame_content] == answer_type.split()
         optional = only_type and bool(segments)
-        segments.append(_segment(frame_words, optional=optional, soft=not optional and bool(segments)))
+        segments.append(_segment(frame_words, optional=optional, soft=not optional and bool(segments), bare=True))
     return QuestionReading(question, topic, tuple(segments), answer_type)
 
 
@@ -227,7 +256,12 @@ def _left_chunks(left: list[_Tok]) -> list[_Chunk]:
     while k < len(chunks):
         chunk = chunks[k]
         bare = chunk.joined_by_of and chunk.toks[0].low not in DETERMINERS and all(_is_content(t) for t in chunk.toks)
-        if (bare and out and out[-1].toks[0].low in DETERMINERS and k + 1 < len(chunks)
+        # next to the topic the articles further out tell: a question that says "the" on two
+        # layers outside this one ("the nation of the city of birth of T") writes its layers
+        # with articles, so a bare noun here is a complement ("the flimp of zorb of T" is not)
+        articled = (out and out[-1].toks[0].low in DETERMINERS) or (
+            not out and any(c.toks[0].low in DETERMINERS for c in chunks[k + 2:]))
+        if (bare and articled and k + 1 < len(chunks)
                 and chunks[k + 1].joined_by_of and chunks[k + 1].toks[0].low in DETERMINERS):
             outer = chunks[k + 1]
             of = _Tok("of", outer.toks[-1].end + 1, outer.toks[-1].end + 3)
@@ -277,13 +311,21 @@ def _is_frame(toks: list[_Tok]) -> bool:
     return first in IMPERATIVES and (len(toks) == 1 or toks[1].low in DETERMINERS | PRONOUNS)
 
 
-def _clause_owner(chunks: list[_Chunk]) -> int | None:
+def _opens_with_wh_phrase(toks: list[_Tok]) -> bool:
+    """"in which wint", "which wint": a question phrase with no verb of its own."""
+    words = [t.low for t in toks]
+    if words and words[0] in PREPOSITIONS:
+        words = words[1:]
+    return bool(words) and words[0] in QUESTION_WORDS and not any(w in AUXILIARIES for w in words)
+
+
+def _clause_owner(chunks: list[_Chunk], first: int = 0) -> int | None:
     """Which layer a verb said after the topic completes: the innermost relative clause
     that has no verb yet ("the company T works for", "the city where T was born"), looking
     outwards past complete clauses ("the firm employing T") and nouns with their "of"
     argument ("the city where the sport of T was invented")."""
     for k, chunk in enumerate(chunks):
-        if not chunk.joined_by_of and _awaits_verb(chunk.toks):
+        if k >= first and not chunk.joined_by_of and _awaits_verb(chunk.toks):
             return k
     return None
 
@@ -337,6 +379,6 @@ def _answer_type(frame: list[_Tok]) -> str | None:
     return None
 
 
-def _segment(toks: list[_Tok], *, optional: bool = False, soft: bool = False) -> Segment:
+def _segment(toks: list[_Tok], *, optional: bool = False, soft: bool = False, bare: bool = False) -> Segment:
     kept = [t for t in toks if t.low not in DETERMINERS and t.text[0].isalnum()]
-    return Segment(tuple(t.text for t in kept), tuple((t.start, t.end) for t in kept), optional, soft)
+    return Segment(tuple(t.text for t in kept), tuple((t.start, t.end) for t in kept), optional, soft, bare)

@@ -120,6 +120,9 @@ class OfflinePlan(Plan):
     unexplained: list[str] = field(default_factory=list)  # question words no hop accounts for
     # where the topic the plan starts from is mentioned (the status rule reads the question around it)
     topic_span: tuple[int, int] | None = None
+    # per hop: its relation fits the question phrase it was read from (the structured reading,
+    # kgtool.reason.agents.offline.plan_structured); a coverage plan's hops explain words, not phrases
+    phrase_read: list[bool] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------

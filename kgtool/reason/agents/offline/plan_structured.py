@@ -58,6 +58,7 @@ def plan_structured(search: StructuredSearch, question: str, groups: Sequence[Se
         score=path.total,
         unexplained=missing,
         topic_span=(start, end),
+        phrase_read=[h.first < h.last and min(h.fits, default=0.0) >= search.s.explains for h in path.hops],
     )
 
 
@@ -72,6 +73,48 @@ def phrases_left(reading: QuestionReading, words_left: list[str]) -> list[str]:
     left = {w.lower() for w in words_left}
     return [seg.text for seg in reading.required
             if not seg.soft and all(w.lower() in left for w in seg.content)]
+
+
+def weigh(search: StructuredSearch, question: str, structured: OfflinePlan, coverage: OfflinePlan,
+          neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan:
+    """Between the two searches' plans, reading both the way the structured search reads its own.
+
+    The coverage path is scored against the question's phrases on the structured search's scale
+    (StructuredSearch.rescore): scoring higher there, it is a path the beam missed, and wins.
+    Otherwise `choose` decides on counts of unexplained phrases taken alike for both (a phrase
+    whose hop fits it below the structured search's `explains` level is unexplained for either;
+    the word-coverage search's own leftovers count a phrase explained when any one of its words
+    is, so a paraphrase sharing a word by accident, "head office" with "head of government",
+    would pass), and a longer coverage path wins a tie only when every one of its hops explains
+    some word of the question (a hop that explains none is a detour, not a phrase the structured
+    reading missed).
+    """
+    if not coverage.relations or coverage.topic_span is None:
+        return structured
+    facts = chain_facts(coverage, neighbours)
+    if facts is None:
+        return choose(structured, coverage)
+    score, missing = search.rescore(read_question(question, coverage.topic_span), facts)
+    if score is not None and round(score, 6) > round(structured.score, 6):
+        return coverage
+    if missing != len(structured.unexplained):
+        return structured if len(structured.unexplained) < missing else coverage
+    if len(coverage.relations) > len(structured.relations) and all(coverage.explained):
+        return coverage
+    return structured
+
+
+def chain_facts(plan: OfflinePlan, neighbours: dict[str, list[CandidateFact]]) -> list[CandidateFact] | None:
+    """The facts of a plan's hops, as the neighbourhood reads hold them (None if one is not there)."""
+    out = []
+    at = plan.topic_id
+    for fact_id, direction, entity in zip(plan.facts, plan.directions, plan.entities):
+        found = next((f for f in neighbours.get(at, []) if f.fact_id == fact_id and f.direction == direction), None)
+        if found is None:
+            return None
+        out.append(found)
+        at = entity
+    return out
 
 
 def choose(structured: OfflinePlan, coverage: OfflinePlan) -> OfflinePlan:

@@ -21,7 +21,8 @@ from kgtool.reason.agents.offline.common import (
     reads_passages,
     relation_key,
 )
-from kgtool.reason.agents.offline.plan_structured import choose, phrases_left, plan_structured, subquestion_for
+from kgtool.reason.agents.offline.gloss_fit import GlossScorer
+from kgtool.reason.agents.offline.plan_structured import choose, phrases_left, plan_structured, subquestion_for, weigh
 from kgtool.reason.agents.offline.structured import SearchSettings, StructuredSearch
 from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.question import read_question
@@ -30,7 +31,6 @@ from kgtool.reason.relmatch import (
     RelationProfile,
     TextAnalysis,
 )
-from kgtool.reason.segmatch import PhraseScorer
 
 
 @dataclass
@@ -122,7 +122,7 @@ class OfflinePlanner:
         self.structured = thresholds.structured if structured is None else structured
         if lexicon is True:
             lexicon = Lexicon.load()
-        self.phrases = PhraseScorer(matcher, lexicon or None)
+        self.phrases = GlossScorer(matcher, lexicon or None)
         self.search_settings = SearchSettings(reverse_factor=self.reverse_factor, max_hops=max_hops + 1)
 
     def source_prior(self, fact: CandidateFact) -> float:
@@ -155,7 +155,7 @@ class OfflinePlanner:
             if (reads_passages(coverage.facts, neighbours) and not reads_passages(found.facts, neighbours)
                     and self._settles_as_much(groups, found, coverage)):
                 return found
-        return choose(found, coverage)
+        return weigh(search, question, found, coverage, neighbours)
 
     def _structured_search(self, neighbours: dict[str, list[CandidateFact]]) -> StructuredSearch:
         """The structured search (plan_structured.plan_structured), reading through the planner's cache."""

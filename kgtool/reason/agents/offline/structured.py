@@ -19,12 +19,13 @@ still reported as unexplained, so callers can tell a confident reading from a gu
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
-from kgtool.reason.question import QuestionReading, Segment
+from kgtool.reason.question import DETERMINERS, QuestionReading, Segment
 from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.segmatch import PhraseScorer, merged_text
 
@@ -75,6 +76,9 @@ class SearchSettings:
     type_weight: float = 0.2
     explains: float = 0.3  # a hop fitting a phrase below this leaves it unexplained (a guess, not a reading)
     max_hops: int = 6
+    type_hop_fit: float = 0.7  # a hop for the answer's type word alone must fit it this well ...
+    type_hop_margin: float = 0.3  # ... and this much better than the path's last relation fits it
+    type_hop_paths: int = 6  # the best finished paths tried for such a hop
 
 
 class StructuredSearch:
@@ -94,7 +98,7 @@ class StructuredSearch:
         n = len(segments)
         if not n:
             return None
-        texts = self._texts(segments)
+        texts = self._texts(reading)
         type_text = self._type_text(reading)
         self.scorer.prepare(self.wanted(reading))
         soft_end = n > 1 and segments[-1].soft
@@ -132,23 +136,129 @@ class StructuredSearch:
                 beam.append(path)
                 if len(beam) >= self.s.beam_width:
                     break
-            if finished and max(p.total for p in finished) >= max((p.score + (n - p.consumed) for p in beam),
-                                                                  default=float("-inf")):
+            # a path that has explained every phrase may still gain a split hop for its last one
+            split_gain = 1.0 - self.s.hop_cost - self.s.split_cost
+            if finished and max(p.total for p in finished) >= max(
+                    (p.score + (n - p.consumed) + (split_gain if self._may_split(p) else 0.0) for p in beam),
+                    default=float("-inf")):
                 break  # no path still growing can beat the best finished one
         if not finished:
             return None
+        finished += self._type_hops(finished, type_text)
         return max(finished, key=lambda p: (round(p.total, 6), -len(p.hops)))
 
-    def _texts(self, segments: Sequence[Segment]) -> dict[tuple[int, int], tuple[list[str], str]]:
-        """(i, j) -> the texts of phrases i..j-1 alone and said together (at most max_merge)."""
+    def _type_hops(self, finished: list[StructuredPath], type_text: str | None) -> list[StructuredPath]:
+        """One more hop for the answer's type when the type names a relation of its own ("In which
+        continent is the birthplace of T?": the birthplace is a city, and its continent one hop
+        further). Taken only where a relation at the path's end fits the type word well
+        (`type_hop_fit`) and clearly better than the path's last relation does (`type_hop_margin`):
+        "Which city is the capital of T?" names only the capital's type."""
+        if not type_text:
+            return []
+        top = sorted(finished, key=lambda p: p.total, reverse=True)[: self.s.type_hop_paths]
+        top = [p for p in top if p.hops and p.bonus < self.s.type_weight * (self.s.type_hop_fit - self.s.type_hop_margin)]
+        if not top:
+            return []
+        pools = self.neighbours([p.entity_id for p in top])
+        out = []
+        for path in top:
+            own = path.bonus / self.s.type_weight
+            seen: set[tuple[str, str]] = set()
+            for fact in sorted(pools.get(path.entity_id, []), key=self.prior, reverse=True):
+                key = relation_key(fact)
+                next_id = _endpoints(fact)[1][0]
+                if (key, fact.direction) in seen or fact.head_id == fact.tail_id or next_id in path.visited:
+                    continue
+                seen.add((key, fact.direction))
+                fit = self.scorer.score(type_text, self.profile_of(fact))
+                if fact.direction == "in":
+                    fit *= self.s.reverse_factor
+                if fit < self.s.type_hop_fit or fit - own < self.s.type_hop_margin:
+                    continue
+                step = self._step(path, fact, key, path.consumed, path.consumed, (), fit - self.s.hop_cost)
+                out.append(StructuredPath(step.hops, step.entity_id, step.visited, step.consumed, step.score,
+                                          path.silent, self.s.type_weight * fit))
+        return out
+
+    def rescore(self, reading: QuestionReading, facts: Sequence[CandidateFact]) -> tuple[float | None, int]:
+        """What `search` would score a given chain of facts at (its best reading of the phrases in
+        order: the same fits, costs, split hops, soft ending and type bonus or type hop), and how
+        many required phrases that reading leaves unexplained (fit below `explains`, or no hop at
+        all). The score is None when the chain cannot read every phrase in order; the count is then
+        that of the reading that explains most. Lets a path another search found be weighed on
+        this search's own scale."""
+        segments = list(reading.required)
+        n = len(segments)
+        if not n or not facts:
+            return None, n
+        texts = self._texts(reading)
+        type_text = self._type_text(reading)
+        self.scorer.prepare(self.wanted(reading))
+        soft_end = n > 1 and segments[-1].soft
+        profs = [self.profile_of(f) for f in facts]
+        factors = [self.s.reverse_factor if f.direction == "in" else 1.0 for f in facts]
+        # (consumed, last hop silent, silent hops, last hop explained one phrase alone) ->
+        # (score, phrases explained) after each hop
+        best: dict[tuple[int, bool, int, bool], tuple[float, int]] = {(0, False, 0, False): (0.0, 0)}
+        for h, fact in enumerate(facts):
+            grown: dict[tuple[int, bool, int, bool], tuple[float, int]] = {}
+
+            def put(key, value):
+                if value > grown.get(key, (float("-inf"), 0)):
+                    grown[key] = value
+            for (c, last_silent, silent, single), (score, told) in best.items():
+                for j in range(c + 1, min(n, c + self.s.max_merge) + 1):
+                    if (c, j) not in texts:
+                        continue
+                    fits, gain = self._group(texts[(c, j)], profs[h], factors[h])
+                    if gain == float("-inf"):
+                        continue
+                    put((j, False, silent, j == c + 1), (score + (gain * self.prior(fact) if gain > 0 else gain),
+                                                         told + sum(f >= self.s.explains for f in fits)))
+                if single and relation_key(fact) != relation_key(facts[h - 1]):
+                    fit = self._split_fit(texts[(c - 1, c)][1], profs[h - 1], profs[h], factors[h])
+                    if fit >= self.s.split_fit and self.prior(fact) >= 1.0:
+                        put((c, False, silent, False), (score + fit - self.s.hop_cost - self.s.split_cost, told))
+                if c < n and not last_silent and silent < self.s.max_silent:
+                    put((c, True, silent + 1, False), (score - self.s.silent_cost, told))
+                if c == n and h == len(facts) - 1 and type_text and not last_silent:
+                    fit = factors[h] * self.scorer.score(type_text, profs[h])
+                    if fit >= self.s.type_hop_fit:
+                        put((c, True, silent, False),
+                            (score + fit - self.s.hop_cost + self.s.type_weight * fit, told))
+            best = grown
+            if not best:
+                return None, n
+        totals = []
+        for (c, last_silent, _silent, _single), (score, _told) in best.items():
+            if c == n and last_silent:
+                totals.append(score)  # ended on a type hop, its bonus included
+            elif c == n:
+                totals.append(score + self._type_bonus(facts[-1], type_text))
+            elif soft_end and c == n - 1 and not last_silent:
+                totals.append(score - self.s.soft_cost + self._type_bonus(facts[-1], type_text))
+        told = max(t for _score, t in best.values())
+        return (max(totals) if totals else None), n - told
+
+    def _type_bonus(self, fact: CandidateFact, type_text: str | None) -> float:
+        if not type_text:
+            return 0.0
+        fit = self.scorer.score(type_text, self.profile_of(fact))
+        return self.s.type_weight * fit * (self.s.reverse_factor if fact.direction == "in" else 1.0)
+
+    def _texts(self, reading: QuestionReading) -> dict[tuple[int, int], tuple[list[str], str]]:
+        """(i, j) -> the texts of phrases i..j-1 alone and said together (at most max_merge
+        phrases, of which at most one with an article or possessive of its own: see Segment.bare)."""
+        segments = reading.required
         n = len(segments)
         singles = [merged_text([seg]) for seg in segments]
-        return {(i, j): (singles[i:j], merged_text(segments[i:j])) for i in range(n)
-                for j in range(i + 1, min(n, i + self.s.max_merge) + 1)}
+        return {(i, j): (singles[i:j], _said_together(reading.question, segments, i, j)) for i in range(n)
+                for j in range(i + 1, min(n, i + self.s.max_merge) + 1)
+                if j == i + 1 or sum(not seg.bare for seg in segments[i:j]) <= 1}
 
     def wanted(self, reading: QuestionReading) -> list[tuple[str, bool]]:
         """The (phrase, parts) pairs a search of this reading scores (PhraseScorer.prepare's input)."""
-        texts = self._texts(reading.required)
+        texts = self._texts(reading)
         out = [(parts[0], True) for (i, j), (parts, _whole) in texts.items() if j == i + 1]
         out += [(whole, False) for (i, j), (_parts, whole) in texts.items() if j > i + 1]
         type_text = self._type_text(reading)
@@ -185,6 +295,8 @@ class StructuredSearch:
             factor = self.s.reverse_factor if direction == "in" else 1.0
             stated = self.prior(members[0]) >= 1.0
             for j in range(k + 1, min(n, k + self.s.max_merge) + 1):
+                if (k, j) not in texts:
+                    continue
                 fits, gain = self._group(texts[(k, j)], prof, factor)
                 if gain == float("-inf"):
                     continue
@@ -214,6 +326,17 @@ class StructuredSearch:
         last = path.hops[-1]
         # one phrase, two relations at most
         return not (len(path.hops) > 1 and (path.hops[-2].first, path.hops[-2].last) == (last.first, last.last))
+
+    def _split_fit(self, whole: str, last_prof: RelationProfile, prof: RelationProfile, factor: float) -> float:
+        """How well a second relation fits a word of a phrase the last hop explained, other than
+        the word that hop's relation fits best (0 for a one-word phrase)."""
+        words = whole.split()
+        if len(words) < 2:
+            return 0.0
+        taken = max(words, key=lambda w: self.scorer.score(w, last_prof))
+        rest = [w for w in words if w != taken]
+        self.scorer.prepare([(w, True) for w in rest])
+        return max(factor * self.scorer.score(w, prof) for w in rest)
 
     def _splits(self, path: StructuredPath, groups: dict, texts: dict) -> list[StructuredPath]:
         """A second hop for the phrase the last hop explained, when that phrase names two
@@ -312,3 +435,21 @@ class StructuredSearch:
             if fit >= self.s.explains:
                 covered.add(n - 1)
         return [s.text for i, s in enumerate(segments) if i not in covered]
+
+
+_WORD = re.compile(r"\w+(?:[-/.]\w+)*")
+
+
+def _said_together(question: str, segments: Sequence[Segment], i: int, j: int) -> str:
+    """Phrases i..j-1 as the question says them together ("city of birth", "person who leads the
+    government"): the words from the first to the last, articles and punctuation left out, when
+    no other phrase's word stands among them; else their content words in question order."""
+    spans = [sp for seg in segments[i:j] for sp in seg.spans]
+    if j == i + 1 or not spans:
+        return merged_text(segments[i:j])
+    lo, hi = min(s for s, _e in spans), max(e for _s, e in spans)
+    others = [sp for k, seg in enumerate(segments) if not i <= k < j for sp in seg.spans]
+    if any(lo <= s < hi for s, _e in others):
+        return merged_text(segments[i:j])
+    words = [m.group() for m in _WORD.finditer(question[lo:hi]) if m.group().lower() not in DETERMINERS]
+    return " ".join(words) if words else merged_text(segments[i:j])
