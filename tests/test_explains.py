@@ -231,3 +231,19 @@ def test_a_facts_own_sentence_gives_the_roles_a_noun_label_does_not(role_check):
                          tail_id="e3", tail="E3", evidence="E2 was born in E3.", direction="out")
     gaps = role_check.check(reading(q, "Pell Arden"), [hop(1, "father"), born])
     assert gaps.reversed == [("Who gave birth to", "place of birth")], gaps
+
+
+def test_a_chain_that_goes_on_past_what_the_question_asks_is_a_gap(role_check):
+    """'Which company did X found?' is answered by the company: a further hop to the company's
+    headquarters answers another question, even though 'company' shares a little with it."""
+    q = "Which company did Ines Farrow found?"
+    assert role_check.check(reading(q, "Ines Farrow"), [hop(1, "founded by", "in")]).reasons() == []
+    gaps = role_check.check(reading(q, "Ines Farrow"), [hop(1, "founded by", "in"), hop(2, "located in")])
+    assert gaps.unnamed_hops == [2], gaps
+
+
+def test_a_noun_said_of_the_topic_asks_for_its_complement(role_check):
+    """'Who is X the mother of?' asks whose mother X is: X's own mother answers another question."""
+    q = "Who is Mira Hale the mother of?"
+    assert role_check.check(reading(q, "Mira Hale"), [hop(1, "mother")]).reasons()
+    assert role_check.check(reading(q, "Mira Hale"), [hop(1, "mother", "in")]).reversed == []

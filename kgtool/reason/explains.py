@@ -237,10 +237,21 @@ class ReadingCheck:
                     for k in keys), default=0.0)
 
     def _unnamed(self, segments, fits, n_hops: int) -> list[int]:
-        """The 1-based hops every phrase fits below `names_nothing` (a verb said with its object counts
-        as a phrase of its own). Questions elide links ("the sport played by X" for X's position, then
-        its sport), so a hop needs only some phrase that names it at all, not one of its own."""
-        return [h + 1 for h in range(n_hops) if max(fits[s][h] for s in segments) < self.names_nothing]
+        """The 1-based hops no phrase names: those every phrase fits below `names_nothing` (a verb
+        said with its object counts as a phrase of its own), and those past the last hop the
+        question reaches, the furthest hop some phrase fits best or explains: a chain that goes on
+        after it answers another question ("which company did X found" answered with the company's
+        headquarters). A hop skipped on the way needs only some phrase that names it at all:
+        questions elide links ("the sport played by X" for X's position, then its sport)."""
+        # the last of equal fits: a relation taken twice ("X's employer's boss's employer") is reached twice
+        reached = [max(range(n_hops), key=lambda h: (fits[s][h], h)) for s in segments
+                   if max(fits[s]) >= self.names_nothing]
+        # and every hop a phrase explains, even second to another: a reader that runs two phrases together
+        # ("the country of origin of X, who played the sport") leaves the last hop second in one of them
+        reached += [h for h in range(n_hops) if any(fits[s][h] >= self.explains for s in segments)]
+        last = max(reached, default=n_hops - 1)
+        return [h + 1 for h in range(n_hops)
+                if h > last or max(fits[s][h] for s in segments) < self.names_nothing]
 
     def _against_roles(self, reading, segments, facts, hops, fits) -> dict[Segment, tuple[str, int]]:
         """Takes away a hop's fit to a phrase that gives the answer another role than the hop does

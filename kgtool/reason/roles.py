@@ -58,6 +58,9 @@ class PhraseRole:
     noun: tuple[str, ...] = ()  # stems of its head noun, when it is a noun phrase
     noun_kind: str | None = None  # AGENT for "-er/-or" nouns, PATIENT for "-ee" nouns
     person: bool = False  # the answer is a person ("who ...", "the person who ...")
+    # the noun is said of the inner entity, the answer is its complement ("which company is X the
+    # founder of": X is the founder, the answer what X founded)
+    predicate: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,12 @@ def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
             # "the country where X originated", "the country from which X comes", "for which firm does
             # X work": the answer is an adverbial or a preposition's object, not the verb's object
             role = OBLIQUE
-        return PhraseRole(role, verb, person=person) if verb else _noun_phrase(right, person)
+        if verb:
+            return PhraseRole(role, verb, person=person)
+        said = _noun_phrase(right, person)
+        # "which company is X the founder of": a copula, then a noun whose "of" is left without its object
+        stranded = bool(right) and right[-1] in PREPOSITIONS and any(w in _BE for w in left + right)
+        return PhraseRole(noun=said.noun, noun_kind=said.noun_kind, person=person, predicate=stranded)
     at = next((k for k, w in enumerate(left) if w in _SUBJECT_MARKERS | {"what"}), None)
     if at is not None and left[at] != "whose":
         after = left[at + 1:]
@@ -278,6 +286,9 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str) -> bool
     """Does the hop (the relation read `direction`: "out" answers with its tail, "in" with its head)
     give the answer a role the phrase rules out?"""
     answer_is_tail = direction != "in"
+    if phrase.predicate and answer_is_tail and relation.noun and not relation.verb and \
+            _shares(phrase.noun, relation.noun):
+        return True  # "X is the founder of ...?" asks whose founder X is, not who X's founder is
     rel = relation.tail if answer_is_tail else relation.head
     if rel is None and relation.noun and phrase.verb and _shares(relation.noun, phrase.verb):
         # a noun of the question's verb: "employer" is who employs, "employee" who is employed
