@@ -133,3 +133,117 @@ def test_a_chain_of_stated_facts_is_judged_against_the_stated_relations_only(mat
             return {}
 
     assert "rel:was the capital of" in vocabulary_of(DocumentsOnly(), matcher.encoder, stated_only=True).keys
+
+
+# --- the direction / role check (kgtool.reason.roles) -----------------------------------------------------------
+ROLE_RELATIONS = {"rel:mother": ["mother"], "rel:born in": ["born in"], "rel:founded by": ["founded by"],
+                  "rel:employer": ["employer"], "rel:spouse": ["spouse"], "rel:located in": ["located in"]}
+
+
+@pytest.fixture
+def role_check(scorer, matcher):  # noqa: F811
+    def profile(key, label):
+        return matcher.profile(key, ROLE_RELATIONS.get(key, [label]))
+
+    return ReadingCheck(scorer, profile, RelationVocabulary(ROLE_RELATIONS, matcher.encoder))
+
+
+def role_of(question: str, topic: str, k: int = -1):
+    from kgtool.reason.roles import segment_role
+
+    r = reading(question, topic)
+    return segment_role(r.segments[k], r.topic)
+
+
+def test_the_answer_role_of_a_question_phrase():
+    from kgtool.reason.roles import AGENT, OBLIQUE, PATIENT
+
+    assert role_of("Who gave birth to Pell Arden?", "Pell Arden").answer == AGENT
+    assert role_of("Who gave birth to Pell Arden?", "Pell Arden").person
+    assert role_of("Which company was founded by Pell Arden?", "Pell Arden").answer == PATIENT
+    assert role_of("Which company is Pell Arden employed by?", "Pell Arden").answer == AGENT
+    assert role_of("Who does Pell Arden employ?", "Pell Arden").answer == PATIENT
+    assert role_of("Where was Pell Arden born?", "Pell Arden").answer == OBLIQUE
+    assert role_of("Who founded the firm employing Pell Arden?", "Pell Arden", 0).answer == AGENT
+    assert role_of("What is the company Pell Arden works for?", "Pell Arden", 0).answer == OBLIQUE
+    assert role_of("Who is the mother of Pell Arden?", "Pell Arden").answer is None  # a noun says nothing
+
+
+def test_the_roles_a_relation_gives_its_head_and_tail():
+    from kgtool.reason.roles import AGENT, OBLIQUE, PATIENT, relation_role
+
+    born = relation_role("born in")
+    assert (born.tail, born.tail_place) == (OBLIQUE, True)
+    assert (relation_role("founded by").head, relation_role("founded by").tail) == (PATIENT, AGENT)
+    templated = relation_role("place of birth", ["{} was born in the city of"])
+    assert (templated.head, templated.tail, templated.tail_place) == (PATIENT, OBLIQUE, True)
+    assert relation_role("employer", ["{} is employed by"]).tail == AGENT
+    noun = relation_role("head of government")  # a noun: its roles come only with a verb of the same stem
+    assert (noun.head, noun.tail, noun.noun) == (None, None, ("head",))
+    assert relation_role("country of citizenship", ["{} is a citizen of"]).tail is None
+
+
+def test_a_phrase_that_names_a_relation_backwards_is_a_gap(role_check):
+    """'Who gave birth to X?' is close to 'born in' in meaning, but its answer is the one who gives birth,
+    and 'X born in Y' makes Y a place: the chain that answers with X's birthplace does not explain it."""
+    q = "Who gave birth to Pell Arden's employer's founder?"
+    gaps = role_check.check(reading(q, "Pell Arden"), [hop(1, "employer"), hop(2, "founded by"), hop(3, "born in")])
+    assert gaps.reversed == [("Who gave birth to", "born in")], gaps
+    assert gaps.reasons()
+    chain = [hop(1, "employer"), hop(2, "founded by"), hop(3, "mother")]
+    assert role_check.check(reading(q, "Pell Arden"), chain).reasons() == []
+    # the converse of 'born in' asks for the one born there: read against the relation's direction it fits
+    q = "Who was born in Coldwater?"
+    assert role_check.check(reading(q, "Coldwater"), [hop(1, "born in", "in")]).reversed == []
+    assert role_check.check(reading(q, "Coldwater"), [hop(1, "born in")]).reasons()
+
+
+def test_founder_and_founded_are_told_apart(role_check):
+    q = "Which company was founded by Ines Farrow?"
+    assert role_check.check(reading(q, "Ines Farrow"), [hop(1, "founded by", "in")]).reasons() == []
+    assert role_check.check(reading(q, "Ines Farrow"), [hop(1, "founded by")]).reasons()
+    q = "Who does Ines Farrow employ?"
+    assert role_check.check(reading(q, "Ines Farrow"), [hop(1, "employer")]).reasons()
+    q = "Which firm is Ines Farrow employed by?"
+    assert role_check.check(reading(q, "Ines Farrow"), [hop(1, "employer")]).reasons() == []
+
+
+def test_a_verb_said_with_its_object_needs_a_hop_when_it_names_a_relation(role_check):
+    """'the person who wed the creator of X' is one phrase to the reader; 'wed' (WordNet: marry) names
+    the spouse relation, so a chain without a spouse hop does not explain it."""
+    q = "Where was the person who wed the founder of Quillon Works born?"
+    chain = [hop(1, "founded by"), hop(2, "born in")]
+    assert "wed" in role_check.check(reading(q, "Quillon Works"), chain).unexplained
+    chain = [hop(1, "founded by"), hop(2, "spouse"), hop(3, "born in")]
+    assert role_check.check(reading(q, "Quillon Works"), chain).reasons() == []
+
+
+def test_a_facts_own_sentence_gives_the_roles_a_noun_label_does_not(role_check):
+    """'place of birth' is a noun; the fact's sentence 'E2 was born in E3' says its tail is a place."""
+    from kgtool.reason.roles import evidence_phrasing, relation_role
+
+    said = evidence_phrasing("Tobias Brennick was born in Marrowdale.", "Tobias Brennick", "Marrowdale")
+    assert said == ("{} was born in",)
+    assert relation_role("place of birth", said).tail_place
+    assert evidence_phrasing("Orla Brennick's father is Tobias Brennick.", "Orla Brennick", "Tobias Brennick") == ()
+    q = "Who gave birth to Pell Arden's father?"
+    born = CandidateFact(fact_id="f2", head_id="e2", head="E2", relation="place of birth", relation_id=None,
+                         tail_id="e3", tail="E3", evidence="E2 was born in E3.", direction="out")
+    gaps = role_check.check(reading(q, "Pell Arden"), [hop(1, "father"), born])
+    assert gaps.reversed == [("Who gave birth to", "place of birth")], gaps
+
+
+def test_a_chain_that_goes_on_past_what_the_question_asks_is_a_gap(role_check):
+    """'Which company did X found?' is answered by the company: a further hop to the company's
+    headquarters answers another question, even though 'company' shares a little with it."""
+    q = "Which company did Ines Farrow found?"
+    assert role_check.check(reading(q, "Ines Farrow"), [hop(1, "founded by", "in")]).reasons() == []
+    gaps = role_check.check(reading(q, "Ines Farrow"), [hop(1, "founded by", "in"), hop(2, "located in")])
+    assert gaps.unnamed_hops == [2], gaps
+
+
+def test_a_noun_said_of_the_topic_asks_for_its_complement(role_check):
+    """'Who is X the mother of?' asks whose mother X is: X's own mother answers another question."""
+    q = "Who is Mira Hale the mother of?"
+    assert role_check.check(reading(q, "Mira Hale"), [hop(1, "mother")]).reasons()
+    assert role_check.check(reading(q, "Mira Hale"), [hop(1, "mother", "in")]).reversed == []

@@ -37,7 +37,8 @@ from kgtool.core.text import content_stems, stems_match
 from kgtool.core.types import CandidateFact
 from kgtool.reason.question import QuestionReading, Segment, read_question
 from kgtool.reason.relmatch import RelationProfile, phrase_core
-from kgtool.reason.segmatch import PhraseScorer, merged_text
+from kgtool.reason.roles import PhraseRole, clause_verb, conflict, evidence_phrasing, relation_role, segment_role
+from kgtool.reason.segmatch import MAX_SYNONYMS, SYNONYM_WEIGHT, PhraseScorer, merged_text
 
 # a hop fitting a phrase below this leaves it unexplained: the offline agents' shared bar for "a relation
 # explains a text" (Thresholds.fit, the `offline_fit` setting), which chain_gaps reads from the settings
@@ -55,11 +56,14 @@ class ReadingGaps:
     named_elsewhere: list[tuple[str, str]] = field(default_factory=list)  # (phrase, the relation it names)
     unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
+    reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
 
     def reasons(self) -> list[str]:
         out = []
         if self.unexplained:
             out.append("the chain does not explain " + ", ".join(repr(p) for p in self.unexplained))
+        for phrase, relation in self.reversed:
+            out.append(f"{phrase!r} gives the answer another role than {relation!r} does (who does what to whom)")
         for phrase, relation in self.named_elsewhere:
             out.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
         if self.unnamed_hops:
@@ -161,22 +165,120 @@ class ReadingCheck:
         hops = [(self.profile_of(_key(f), f.relation or ""), self.reverse_factor if f.direction == "in" else 1.0)
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
+        turned = self._against_roles(reading, segments, facts, hops, fits)
         for seg in segments:
             if seg.optional or seg.soft:
                 continue
             best = max(fits[seg])
             if best < self.explains:
-                gaps.unexplained.append(seg.text)
+                if seg in turned:
+                    gaps.reversed.append((seg.text, turned[seg][0]))
+                else:
+                    gaps.unexplained.append(seg.text)
                 continue
             if facts[fits[seg].index(best)].fact_id.startswith(PASSAGE_HOP):
                 continue  # a passage answered what this phrase asks: no relation of the graph to compare
             named = self._named_instead(texts[seg], best, {p.key for p, _f in hops})
             if named is not None:
                 gaps.named_elsewhere.append((seg.text, named))
-        gaps.unnamed_hops = [h + 1 for h in range(len(hops))
-                             if max(fits[s][h] for s in segments) < self.names_nothing]
+        extra = self._clause_verbs(reading, segments, hops, fits, gaps)
+        gaps.unnamed_hops = self._unnamed([*segments, *extra], {**fits, **extra}, len(hops))
+        for seg, (label, h) in turned.items():
+            # the phrase that named this hop best reads it backwards, and no other phrase explains it
+            if (seg.text, label) not in gaps.reversed and max(fits[s][h] for s in segments) < self.explains:
+                gaps.reversed.append((seg.text, label))
         gaps.repeated = self._repeated(hops, fits, [s for s in segments if not s.optional])
         return gaps
+
+    def _clause_verbs(self, reading, segments, hops, fits, gaps: ReadingGaps) -> dict[str, list[float]]:
+        """The verbs said with their object in one phrase that name a relation of the graph on their
+        own ("the person who wed the creator of X": "wed" names the spouse relation): each needs a
+        hop that explains it, as a phrase of its own. A verb that names no relation better than the
+        bar ("leads the government") only carries its noun and is left alone. Returns each such verb's
+        fits to the hops, for the hop matching, when a hop other than its phrase's explains it."""
+        extra: dict[str, list[float]] = {}
+        for seg in segments:
+            if seg.optional:
+                continue
+            verb = clause_verb(seg, reading.question)
+            if verb is None:
+                continue
+            variants = self._verb_variants(verb)
+            if self._names_a_relation(variants) < self.explains:
+                continue
+            verb_fits = [factor * self._verb_fit(variants, prof) for prof, factor in hops]
+            best = max(verb_fits)
+            if best < self.explains:
+                gaps.unexplained.append(verb)
+            elif verb_fits.index(best) != fits[seg].index(max(fits[seg])):
+                extra[verb] = verb_fits
+        return extra
+
+    def _verb_variants(self, verb: str) -> list[tuple[str, float]]:
+        """The verb and its WordNet verb synonyms ("wed": "marry", "espouse"), with their weights;
+        read as a verb, since the phrase matcher's own synonyms take a word's noun senses first."""
+        lexicon = self.scorer.lexicon
+        synonyms = lexicon.synonyms(verb, pos="v")[:MAX_SYNONYMS] if lexicon is not None else []
+        variants = [(verb.lower(), 1.0), *((s.lower(), SYNONYM_WEIGHT) for s in synonyms)]
+        self.scorer.prepare([(v, True) for v, _w in variants])
+        return variants
+
+    def _verb_fit(self, variants, prof: RelationProfile) -> float:
+        return max(weight * self.scorer.score(v, prof) for v, weight in variants)
+
+    def _names_a_relation(self, variants) -> float:
+        """How well the verb names the relation of the graph it names best (0 without a vocabulary)."""
+        if self.vocabulary is None:
+            return 0.0
+        keys: dict[str, None] = {}
+        for v, _w in variants:
+            keys.update(dict.fromkeys(self.vocabulary.candidates(v, self.scorer.vectors(v))))
+        return max((self._verb_fit(variants, self.profile_of(k, (self.vocabulary.phrases.get(k) or [k])[0]))
+                    for k in keys), default=0.0)
+
+    def _unnamed(self, segments, fits, n_hops: int) -> list[int]:
+        """The 1-based hops no phrase names: those every phrase fits below `names_nothing` (a verb
+        said with its object counts as a phrase of its own), and those past the last hop the
+        question reaches, the furthest hop some phrase fits best or explains: a chain that goes on
+        after it answers another question ("which company did X found" answered with the company's
+        headquarters). A hop skipped on the way needs only some phrase that names it at all:
+        questions elide links ("the sport played by X" for X's position, then its sport)."""
+        # the last of equal fits: a relation taken twice ("X's employer's boss's employer") is reached twice
+        reached = [max(range(n_hops), key=lambda h: (fits[s][h], h)) for s in segments
+                   if max(fits[s]) >= self.names_nothing]
+        # and every hop a phrase explains, even second to another: a reader that runs two phrases together
+        # ("the country of origin of X, who played the sport") leaves the last hop second in one of them
+        reached += [h for h in range(n_hops) if any(fits[s][h] >= self.explains for s in segments)]
+        last = max(reached, default=n_hops - 1)
+        return [h + 1 for h in range(n_hops)
+                if h > last or max(fits[s][h] for s in segments) < self.names_nothing]
+
+    def _against_roles(self, reading, segments, facts, hops, fits) -> dict[Segment, tuple[str, int]]:
+        """Takes away a hop's fit to a phrase that gives the answer another role than the hop does
+        (kgtool.reason.roles: "who gave birth to X" read as "X born in <place>"); returns the
+        phrases that lost the fit they explained best with, the relation they fitted and its hop."""
+        turned: dict[Segment, tuple[str, int]] = {}
+        raw = {seg: list(fits[seg]) for seg in segments}
+        for seg in segments:
+            role = segment_role(seg, reading.topic)
+            if role == PhraseRole():
+                continue
+            for h, (fact, (prof, factor)) in enumerate(zip(facts, hops)):
+                if fact.fact_id.startswith(PASSAGE_HOP) or fits[seg][h] <= 0.0:
+                    continue
+                # the fact's own sentence first: it may give a verb where the label is a noun
+                said = evidence_phrasing(fact.evidence or "", fact.head or "", fact.tail or "")
+                roles = relation_role(prof.label, (*said, *prof.templates))
+                if conflict(role, roles, fact.direction):
+                    if (fits[seg][h] >= self.explains and fits[seg][h] >= max(fits[seg])) or \
+                            fits[seg][h] >= max(raw[s][h] for s in segments):
+                        turned[seg] = (prof.label or prof.key, h)  # its best hop, or the hop's best phrase
+                    fits[seg][h] = 0.0
+                elif fact.direction == "in" and conflict(role, roles, "out"):
+                    # the grammar says the relation is read backwards here ("which company was founded
+                    # by X": X's "founded by" taken from its tail): no discount for the direction
+                    fits[seg][h] /= factor
+        return turned
 
     def _repeated(self, hops, fits, segments) -> list[tuple[int, str]]:
         """A relation the chain takes k times needs k phrases it explains ("X's mother's mother");
@@ -218,6 +320,11 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     span = topic_span(question, plan, chain, kg.catalog.link_mentions)
     if span is None:
         return []
+    return fact_gaps(kg, planner, question, facts, span)
+
+
+def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: tuple[int, int]) -> list[str]:
+    """The reading check of the facts a chain took, the question read around the topic at `span`."""
     scorer = getattr(planner, "phrases", None)
     profiles = getattr(planner, "profiles", None)
     if not isinstance(scorer, PhraseScorer) or profiles is None:

@@ -1,0 +1,310 @@
+"""Who does what to whom: the role a relation phrase gives the answer, on both sides of a hop.
+
+A phrase can fit a relation in meaning and still name it backwards. "Who gave birth
+to X?" is close to "born in" (both about birth), but its answer is the one who gives
+birth, while "X born in Y" makes Y a place; "Which company was founded by X?" asks for
+what X founded, not for X's founder. Similarity scores cannot see this: the words are
+the same either way. Grammar can, on both sides, with closed-class English only:
+
+- the question's phrase: is the answer the doer of its verb ("who gave birth to",
+  "the firm employing", "the person who founded", "... is X employed by"), the one
+  done to ("which company was founded by", "who was born in", "whom does X
+  employ"), or only an adverbial ("where was X born", "the company X works for")?
+  A noun phrase ("X's mother") says nothing here;
+- the relation's own phrasings (its label, and the graph's cloze templates, whose
+  "{}" slot puts the subject in place): "{} was born in" makes the head the one
+  born and the tail the object of "in"; "{} is employed by" makes the tail the doer;
+  a noun that shares its stem with the question's verb is that verb's doer
+  ("employer" for "employs"), or the one done to for an "-ee" noun ("employee");
+- the hop's direction says which of head and tail is the answer.
+
+Two readings conflict when one side makes the answer the doer and the other the one
+done to, or when the question asks for a person ("who", "whoever", "the person
+who") and the relation makes the answer the object of a place preposition ("in",
+"at": "X born in <place>"). Everything else, and every phrase or relation this
+grammar cannot read, is no conflict: the check only ever removes credit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from kgtool.core.text import content_stems, stems_match
+from kgtool.reason.question import AUXILIARIES, FUNCTION_WORDS, PREPOSITIONS, Segment
+
+AGENT, PATIENT, OBLIQUE = "agent", "patient", "oblique"
+_BE = frozenset("is are was were be been being am".split())
+_DO = frozenset("do does did".split())
+_SUBJECT_MARKERS = frozenset("who that which whoever whichever whatever".split())
+_PERSON_MARKERS = frozenset("who whom whoever".split())
+_ADVERBIAL = frozenset("where when whence wherever".split())  # relative words that are not an argument
+# heads that make a phrase's answer a person ("the person who ...", "which man ...")
+_PERSON_NOUNS = frozenset("person people someone somebody man woman individual".split())
+# prepositions whose object is a place or a time, never the doer of anything
+_PLACE_PREPOSITIONS = frozenset("in at on within inside near".split())
+# past participles that do not end in -ed (a closed class of English)
+_IRREGULAR = frozenset(
+    "born borne made built written known held led run won given taken seen sung drawn grown shown sold bought "
+    "taught brought kept left lost begun chosen spoken worn set put found wed".split())
+
+
+@dataclass(frozen=True)
+class PhraseRole:
+    """The role a question's phrase gives its answer, and what it needs to be compared."""
+
+    answer: str | None = None  # AGENT, PATIENT, OBLIQUE, or None (a noun phrase, or not readable)
+    verb: tuple[str, ...] = ()  # stems of its verb
+    noun: tuple[str, ...] = ()  # stems of its head noun, when it is a noun phrase
+    noun_kind: str | None = None  # AGENT for "-er/-or" nouns, PATIENT for "-ee" nouns
+    person: bool = False  # the answer is a person ("who ...", "the person who ...")
+    # the noun is said of the inner entity, the answer is its complement ("which company is X the
+    # founder of": X is the founder, the answer what X founded)
+    predicate: bool = False
+
+
+@dataclass(frozen=True)
+class RelationRole:
+    """The roles a relation's phrasing gives its head and tail (None where it does not say)."""
+
+    head: str | None = None
+    tail: str | None = None
+    tail_place: bool = False  # the tail is the object of a place preposition ("born in")
+    verb: tuple[str, ...] = ()
+    noun: tuple[str, ...] = ()  # stems of its head noun, for a noun label ("employer")
+    noun_kind: str | None = None
+
+
+def _participle(word: str) -> bool:
+    return (len(word) > 4 and word.endswith("ed")) or word in _IRREGULAR
+
+
+def _content(word: str) -> bool:
+    return word[:1].isalnum() and word not in FUNCTION_WORDS
+
+
+def _noun_kind(word: str) -> str | None:
+    if word.endswith("ee") and len(word) > 4:
+        return PATIENT
+    if len(word) > 4 and word.endswith(("er", "or", "ist", "ant")):
+        return AGENT
+    return None
+
+
+def _first_preposition(words: Sequence[str]) -> str | None:
+    return next((w for w in words if w in PREPOSITIONS), None)
+
+
+def _clause(words: list[str], *, subject_is_answer: bool) -> tuple[str | None, tuple[str, ...]]:
+    """The answer's role in a clause read from its auxiliaries on ("was founded by", "works for",
+    "does ... employ"), and its verb's stems; the clause's subject is the answer or the inner entity."""
+    aux = []
+    while words and words[0] in AUXILIARIES:
+        aux.append(words.pop(0))
+    if not words or not _content(words[0]):
+        return None, ()
+    verb, rest = words[0], words[1:]
+    stems = tuple(content_stems(verb))
+    passive = _participle(verb) and any(a in _BE for a in aux) and not any(a in _DO for a in aux)
+    if any(a in _BE for a in aux) and not passive:
+        return None, ()  # "is a citizen of": a noun predicate, read by the noun rules
+    by = "by" in rest[:3]
+    if subject_is_answer:
+        if passive:
+            return PATIENT, stems  # "which company was founded by", "who was born in"
+        return AGENT, stems  # "who gave birth to", "the firm employing"
+    if passive and by:
+        return AGENT, stems  # "which company is X employed by"
+    if passive:
+        return OBLIQUE, stems  # "where was X born"
+    prep = _first_preposition(rest)
+    return (OBLIQUE if prep else PATIENT), stems  # "the company X works for", "whom does X employ"
+
+
+def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
+    """The role `seg` gives its answer (see the module docstring); `topic` is the topic mention's span:
+    words right of it follow the inner entity, which is then the subject of their clause."""
+    left = [w.lower() for w, (s, e) in zip(seg.words, seg.spans) if e <= topic[0]]
+    right = [w.lower() for w, (s, e) in zip(seg.words, seg.spans) if s >= topic[1]]
+    right = right[:next((k for k, w in enumerate(right) if w in ("which", "what", "whom")), len(right))]
+    person = bool(set(left) & _PERSON_MARKERS) or any(w in _PERSON_NOUNS for w in left[:2])
+    if right and (left or right[0] in AUXILIARIES):
+        # "the company X works for", "where was X born", "X is a citizen of which country": the
+        # auxiliaries said before the inner entity belong to its clause ("which company is X employed by")
+        role, verb = _clause([w for w in left if w in AUXILIARIES] + right, subject_is_answer=False)
+        fronted = any(w in PREPOSITIONS and nxt in _SUBJECT_MARKERS | {"what", "whom"}
+                      for w, nxt in zip(left, left[1:]))
+        if role is not None and (set(left) & _ADVERBIAL or fronted or (left and left[0] in PREPOSITIONS)):
+            # "the country where X originated", "the country from which X comes", "for which firm does
+            # X work": the answer is an adverbial or a preposition's object, not the verb's object
+            role = OBLIQUE
+        if verb:
+            return PhraseRole(role, verb, person=person)
+        said = _noun_phrase(right, person)
+        # "which company is X the founder of": a copula, then a noun whose "of" is left without its object
+        stranded = bool(right) and right[-1] in PREPOSITIONS and any(w in _BE for w in left + right)
+        return PhraseRole(noun=said.noun, noun_kind=said.noun_kind, person=person, predicate=stranded)
+    at = next((k for k, w in enumerate(left) if w in _SUBJECT_MARKERS | {"what"}), None)
+    if at is not None and left[at] != "whose":
+        after = left[at + 1:]
+        if at == 0 or not any(_content(w) for w in left[:at]):
+            if left[at] in ("which", "what", "whichever", "whatever"):
+                while after and _content(after[0]):  # "which company was ...": the answer's type first
+                    person = person or after[0] in _PERSON_NOUNS
+                    after = after[1:]
+                if not after or after[0] not in AUXILIARIES:
+                    return PhraseRole(person=person)
+        role, verb = _clause(list(after), subject_is_answer=True)
+        if verb:
+            return PhraseRole(role, verb, person=person)
+        return PhraseRole(person=person)
+    words = [w for w in left if _content(w)]
+    if len(words) == 2 and not words[0].endswith("ing"):
+        # "the firm employing", "the company founded by": a participle right after the answer's noun
+        if words[1].endswith("ing") and len(words[1]) > 5:
+            return PhraseRole(AGENT, tuple(content_stems(words[1])), person=person)
+        after = left[left.index(words[1]) + 1:]
+        if _participle(words[1]) and after and after[0] in PREPOSITIONS:
+            # a past participle needs its preposition ("the company founded by", "the person married
+            # to"): "the country whose citizen founded X" is a verb in the past, with X its object
+            return PhraseRole(PATIENT, tuple(content_stems(words[1])), person=person)
+    return _noun_phrase(left or right, person)
+
+
+def clause_verb(seg: Segment, question: str) -> str | None:
+    """The verb of a clause said with its object in one phrase ("the person who wed | the creator
+    of ...", "whoever leads | the government of ..."): the word after the relative pronoun, when an
+    article follows it inside the phrase. The reader keeps the two as one phrase because the verb
+    often only carries the noun ("leads the government"); when the verb names a relation of its own
+    ("wed"), the chain needs a hop for it too."""
+    low = [w.lower() for w in seg.words]
+    at = next((k for k, w in enumerate(low) if w in _SUBJECT_MARKERS), None)
+    if at is None or at + 2 >= len(low) or not _content(low[at + 1]):
+        return None
+    between = question[seg.spans[at + 1][1]:seg.spans[at + 2][0]].lower().split()
+    if not any(w in ("the", "a", "an", "this", "these", "those") for w in between):
+        return None
+    return seg.words[at + 1]
+
+
+def _noun_phrase(words: Sequence[str], person: bool) -> PhraseRole:
+    head = _head(words)
+    if head is None:
+        return PhraseRole(person=person)
+    return PhraseRole(noun=tuple(content_stems(head)), noun_kind=_noun_kind(head), person=person)
+
+
+def _head(words: Sequence[str]) -> str | None:
+    """A noun phrase's head: the word before its first "of" ("head of government"), else its last."""
+    content = [w for w in words if _content(w) or w == "of"]
+    if "of" in content[1:]:
+        return content[content.index("of") - 1] if content.index("of") > 0 else None
+    content = [w for w in content if w != "of"]
+    return content[-1] if content else None
+
+
+@lru_cache(maxsize=4096)
+def _phrasing_role(phrasing: str, templated: bool) -> RelationRole | None:
+    """The roles one phrasing gives head and tail: a cloze template that starts with its slot
+    ("{} was born in the city of"), or a label read as "<head> label <tail>" when it starts with a
+    verb ("born in", "founded by", "works for"). None for anything else (a noun, a template that
+    puts its slot later)."""
+    text = phrasing.strip().lower()
+    if templated:
+        if not text.startswith("{}"):
+            return None
+        text = text[2:]
+    words = text.replace("{}", " ").split()
+    if not words:
+        return None
+    aux = []
+    while words and words[0] in AUXILIARIES:
+        aux.append(words.pop(0))
+    if not words or not _content(words[0]):
+        return None
+    verb, rest = words[0], words[1:]
+    stems = tuple(content_stems(verb))
+    is_be = any(a in _BE for a in aux)
+    prep = _first_preposition(rest)
+    follows = bool(rest) and (rest[0] in PREPOSITIONS or rest[0] in ("a", "an", "the"))
+    if _participle(verb) and (is_be or not aux):
+        if not aux and not (rest and rest[0] in PREPOSITIONS):
+            return None  # a bare word ending in -ed that heads no clause
+        if prep == "by" and rest and rest[0] == "by":
+            return RelationRole(PATIENT, AGENT, verb=stems)
+        head = PATIENT if is_be else None  # "located in" (passive) or "died in" (active): the head unknown
+        return RelationRole(head, OBLIQUE if prep else None, tail_place=prep in _PLACE_PREPOSITIONS, verb=stems)
+    if is_be:
+        return None  # "{} is a citizen of": a noun predicate
+    if not (follows and verb.endswith("s")) or (not templated and rest[0] not in PREPOSITIONS):
+        # a label or a sentence whose word after the subject is a noun ("employer", "X mother Y"); a
+        # finite verb is read only with a preposition or an object after it ("works for", "plays the")
+        return None
+    return RelationRole(AGENT, OBLIQUE if prep else PATIENT, tail_place=prep in _PLACE_PREPOSITIONS, verb=stems)
+
+
+def relation_role(label: str, templates: Sequence[str] = ()) -> RelationRole:
+    """The roles of a relation from its phrasings; phrasings that disagree leave a role unsaid."""
+    found = [r for r in (_phrasing_role(t, True) for t in templates) if r is not None]
+    label_role = _phrasing_role(label, False) if label else None
+    if label_role is not None:
+        found.append(label_role)
+    if not found:
+        head = _head(label.lower().split()) if label else None
+        if head is None:
+            return RelationRole()
+        return RelationRole(noun=tuple(content_stems(head)), noun_kind=_noun_kind(head))
+    first = found[0]
+    return RelationRole(
+        head=first.head if all(r.head == first.head for r in found) else None,
+        tail=first.tail if all(r.tail == first.tail for r in found) else None,
+        tail_place=all(r.tail_place for r in found),
+        verb=tuple(dict.fromkeys(s for r in found for s in r.verb)))
+
+
+def evidence_phrasing(sentence: str, head: str, tail: str) -> tuple[str, ...]:
+    """The fact's own sentence as a cloze template, when it names the head and then the tail with
+    words between ("Tobias Brennick was born in Marrowdale." -> "{} was born in"): the graph's text
+    says who is the subject, and in which voice, where the relation's label is a noun."""
+    low, h, t = sentence.lower(), head.lower().strip(), tail.lower().strip()
+    if not (sentence and h and t) or h == t:
+        return ()
+    at_head, at_tail = low.find(h), low.rfind(t)
+    if at_head < 0 or at_tail < at_head + len(h):
+        return ()
+    between = sentence[at_head + len(h):at_tail].strip()
+    if not between or len(between.split()) > 8 or not between[0].isalnum():
+        return ()  # "X's father is Y": a possessive names no clause
+    return ("{} " + between,)
+
+
+def _shares(a: Sequence[str], b: Sequence[str]) -> bool:
+    return any(stems_match(x, y) for x in a for y in b)
+
+
+def conflict(phrase: PhraseRole, relation: RelationRole, direction: str) -> bool:
+    """Does the hop (the relation read `direction`: "out" answers with its tail, "in" with its head)
+    give the answer a role the phrase rules out?"""
+    answer_is_tail = direction != "in"
+    if phrase.predicate and answer_is_tail and relation.noun and not relation.verb and \
+            _shares(phrase.noun, relation.noun):
+        return True  # "X is the founder of ...?" asks whose founder X is, not who X's founder is
+    rel = relation.tail if answer_is_tail else relation.head
+    if rel is None and relation.noun and phrase.verb and _shares(relation.noun, phrase.verb):
+        # a noun of the question's verb: "employer" is who employs, "employee" who is employed
+        kind = relation.noun_kind or AGENT
+        rel = kind if answer_is_tail else (PATIENT if kind == AGENT else AGENT)
+    asked = phrase.answer
+    if asked is None and phrase.noun and phrase.noun_kind and relation.verb and _shares(phrase.noun, relation.verb):
+        asked = phrase.noun_kind  # "the founder of X" against "founded by"
+    if {asked, rel} == {AGENT, PATIENT}:
+        return True
+    # the object of "in"/"at" is a place or a time: not a person, nor what the same verb acts on
+    # ("which city was founded in T" asks for what was founded there, not where T was founded); a
+    # doer may be one ("the country containing T" is where T is located)
+    place = relation.tail_place if answer_is_tail else False
+    return place and (phrase.person or (asked == PATIENT and _shares(phrase.verb, relation.verb)))
+
+
+__all__ = ["AGENT", "OBLIQUE", "PATIENT", "PhraseRole", "RelationRole", "clause_verb", "conflict",
+           "evidence_phrasing", "relation_role", "segment_role"]
