@@ -16,7 +16,7 @@ founded by X?" asks for what X founded); a hop the grammar confirms as read back
 keeps its full fit. It reports these gaps:
 
 - a required phrase no hop explains at `explains` or better (and a verb said with its
-  object, "the person who wed the creator of X", when its WordNet verb senses name a
+  object, "the person who wed the author of X", when its WordNet verb senses name a
   relation of the graph: it needs a hop of its own);
 - a phrase whose hop explains it clearly worse than another relation of the graph
   does (by more than `margin`): the question names that relation, which this
@@ -201,7 +201,7 @@ class ReadingCheck:
 
     def _clause_verbs(self, reading, segments, hops, fits, gaps: ReadingGaps) -> dict[str, list[float]]:
         """The verbs said with their object in one phrase that name a relation of the graph on their
-        own ("the person who wed the creator of X": "wed" names the spouse relation): each needs a
+        own ("the person who wed the author of X": "wed" names a marriage relation): each needs a
         hop that explains it, as a phrase of its own. A verb that names no relation better than the
         bar ("leads the government") only carries its noun and is left alone. Returns each such verb's
         fits to the hops, for the hop matching, when a hop other than its phrase's explains it."""

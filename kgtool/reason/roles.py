@@ -155,7 +155,7 @@ def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
                 if not after or after[0] not in AUXILIARIES:
                     return PhraseRole(person=person)
         role, verb = _clause(list(after), subject_is_answer=True)
-        head = _head(left[:at])  # "the performer who is married to": the noun the clause is about
+        head = _head(left[:at])  # "the author who is married to": the noun the clause is about
         noun = tuple(content_stems(head)) if head else ()
         kind = _noun_kind(head) if head else None
         if verb:
@@ -302,7 +302,7 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str) -> bool
     if phrase.noun and phrase.noun_kind and relation.verb and _shares(phrase.noun, relation.verb) and \
             not _shares(phrase.verb, relation.verb):
         # "the founder of X" against "founded by": the noun names the relation, and says who its answer
-        # is, whatever verb goes with it ("the performer associated with X", "the performer who is married to")
+        # is, whatever verb goes with it ("the author associated with X", "the author who is married to")
         asked = phrase.noun_kind
     if {asked, rel} == {AGENT, PATIENT}:
         return True
