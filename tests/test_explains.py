@@ -247,3 +247,11 @@ def test_a_noun_said_of_the_topic_asks_for_its_complement(role_check):
     q = "Who is Mira Hale the mother of?"
     assert role_check.check(reading(q, "Mira Hale"), [hop(1, "mother")]).reasons()
     assert role_check.check(reading(q, "Mira Hale"), [hop(1, "mother", "in")]).reversed == []
+
+
+def test_a_noun_that_names_the_relation_says_who_its_answer_is(role_check):
+    """'the founder associated with X': the participle is only a light verb; 'founder' names the relation
+    and makes the answer its doer, so X's 'founded by' read forwards explains it."""
+    q = "Where was the founder associated with Quillon Works born?"
+    chain = [hop(1, "founded by"), hop(2, "born in")]
+    assert role_check.check(reading(q, "Quillon Works"), chain).reversed == []

@@ -9,15 +9,24 @@ chain. This check reads the question the way the planner does
 (`kgtool.reason.question.read_question`, around the chain's topic mention) and
 scores every relation phrase against the relations the chain actually took, with
 the planner's own phrase matcher (`PhraseScorer`: the graph's phrasings, the
-embeddings, WordNet). It reports three kinds of gap:
+embeddings, WordNet). Before scoring, a phrase loses its fit to a hop whose relation gives
+the answer another role than the phrase does (kgtool.reason.roles: "Who gave birth to X?"
+is near "born in" in meaning, but "X born in Y" makes Y a place; "Which company was
+founded by X?" asks for what X founded); a hop the grammar confirms as read backwards
+keeps its full fit. It reports these gaps:
 
-- a required phrase no hop explains at `explains` or better;
+- a required phrase no hop explains at `explains` or better (and a verb said with its
+  object, "the person who wed the author of X", when its WordNet verb senses name a
+  relation of the graph: it needs a hop of its own);
 - a phrase whose hop explains it clearly worse than another relation of the graph
   does (by more than `margin`): the question names that relation, which this
   entity lacks ("father" read as "mother", a relation read against its direction);
+- a phrase that explained a hop only the wrong way round, with no other phrase
+  explaining that hop;
 - a hop whose relation shares nothing with any phrase of the question (below
   `names_nothing`): a link the question never names ("Who employs X?" answered
-  with X's mother's employer).
+  with X's mother's employer), and a hop past the furthest hop the phrases reach
+  (a chain that goes on after the question's answer).
 
 Phrases of the question's frame that may only be a verb for the phrase before them
 (`Segment.soft`) and answer-type hints (`Segment.optional`) are not required, but
@@ -192,7 +201,7 @@ class ReadingCheck:
 
     def _clause_verbs(self, reading, segments, hops, fits, gaps: ReadingGaps) -> dict[str, list[float]]:
         """The verbs said with their object in one phrase that name a relation of the graph on their
-        own ("the person who wed the creator of X": "wed" names the spouse relation): each needs a
+        own ("the person who wed the author of X": "wed" names a marriage relation): each needs a
         hop that explains it, as a phrase of its own. A verb that names no relation better than the
         bar ("leads the government") only carries its noun and is left alone. Returns each such verb's
         fits to the hops, for the hop matching, when a hop other than its phrase's explains it."""

@@ -155,19 +155,23 @@ def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
                 if not after or after[0] not in AUXILIARIES:
                     return PhraseRole(person=person)
         role, verb = _clause(list(after), subject_is_answer=True)
+        head = _head(left[:at])  # "the author who is married to": the noun the clause is about
+        noun = tuple(content_stems(head)) if head else ()
+        kind = _noun_kind(head) if head else None
         if verb:
-            return PhraseRole(role, verb, person=person)
+            return PhraseRole(role, verb, noun=noun, noun_kind=kind, person=person)
         return PhraseRole(person=person)
     words = [w for w in left if _content(w)]
     if len(words) == 2 and not words[0].endswith("ing"):
         # "the firm employing", "the company founded by": a participle right after the answer's noun
+        noun = tuple(content_stems(words[0]))
         if words[1].endswith("ing") and len(words[1]) > 5:
-            return PhraseRole(AGENT, tuple(content_stems(words[1])), person=person)
+            return PhraseRole(AGENT, tuple(content_stems(words[1])), noun, _noun_kind(words[0]), person=person)
         after = left[left.index(words[1]) + 1:]
         if _participle(words[1]) and after and after[0] in PREPOSITIONS:
             # a past participle needs its preposition ("the company founded by", "the person married
             # to"): "the country whose citizen founded X" is a verb in the past, with X its object
-            return PhraseRole(PATIENT, tuple(content_stems(words[1])), person=person)
+            return PhraseRole(PATIENT, tuple(content_stems(words[1])), noun, _noun_kind(words[0]), person=person)
     return _noun_phrase(left or right, person)
 
 
@@ -295,8 +299,11 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str) -> bool
         kind = relation.noun_kind or AGENT
         rel = kind if answer_is_tail else (PATIENT if kind == AGENT else AGENT)
     asked = phrase.answer
-    if asked is None and phrase.noun and phrase.noun_kind and relation.verb and _shares(phrase.noun, relation.verb):
-        asked = phrase.noun_kind  # "the founder of X" against "founded by"
+    if phrase.noun and phrase.noun_kind and relation.verb and _shares(phrase.noun, relation.verb) and \
+            not _shares(phrase.verb, relation.verb):
+        # "the founder of X" against "founded by": the noun names the relation, and says who its answer
+        # is, whatever verb goes with it ("the author associated with X", "the author who is married to")
+        asked = phrase.noun_kind
     if {asked, rel} == {AGENT, PATIENT}:
         return True
     # the object of "in"/"at" is a place or a time: not a person, nor what the same verb acts on
