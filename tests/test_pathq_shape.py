@@ -59,3 +59,8 @@ def test_a_one_word_frame_is_its_verb_not_the_answers_type():
     reading = read_question(question, (question.index("ada"), question.index("ada") + len("ada_of_lisk")))
     assert reading.answer_type == "firm"
     assert not reading.segments[-1].optional
+
+
+def test_safe_does_not_call_a_return_the_question_asks_for_a_loop(pq_kg):
+    answer = pq_kg.answer("who is the spouse of dov_of_kell-aubrey_ii 's spouse ?", method="safe", agents="offline")
+    assert (answer.answer or "").lower() == "dov of kell-aubrey ii", answer.chain

@@ -32,6 +32,7 @@ from kgtool.reason.agents.offline.common import (
     _Mentions,
     _Profiles,
     _subquestion_analysis,
+    relation_key,
     same_name,
 )
 from kgtool.reason.agents.safe_base import ANSWER_MARK, Feedback, StepView, part_question, start_of
@@ -73,7 +74,8 @@ class OfflineSafeFeedback:
             return self._nothing_found(plan, covered, subq, last_name, pool, used_facts)
         problem = (self._inefficiency(step)
                    or self._off_topic(plan, covered, step, last_id)
-                   or self._redundancy(step, visited_ids, visited_names, used_facts))
+                   or self._redundancy(step, visited_ids, visited_names, used_facts,
+                                       plan.relations[covered] if covered < len(plan.relations) else None))
         if problem is None:
             problem = (self._attribution(plan, covered, step, subq, last_id, last_name)
                        if step.fact is not None else self._logical(step, last_id, last_name))
@@ -130,12 +132,16 @@ class OfflineSafeFeedback:
                             f"Cite a fact that answers: {part_question(plan, covered, step.entity)}")
         return None
 
-    def _redundancy(self, step: StepView, visited_ids: set, visited_names: set, used_facts: set) -> Feedback | None:
+    def _redundancy(self, step: StepView, visited_ids: set, visited_names: set, used_facts: set,
+                    asked: str | None) -> Feedback | None:
         if step.fact is not None and step.fact.fact_id in used_facts:
             return Feedback(E.REDUNDANCY, f"the fact {step.fact.head!r} {step.fact.relation!r} {step.fact.tail!r} "
                                           "is cited by an earlier step", "Cite a fact the path has not used yet.")
-        if (step.answer_id is not None and step.answer_id in visited_ids) or (
-                step.answer_id is None and step.answer in visited_names):
+        # coming back to an entity over another fact of the relation the question asks for here is
+        # a reading, not a loop ("the wife of T's husband" is T)
+        answers_asked = step.fact is not None and asked is not None and relation_key(step.fact) == asked
+        if not answers_asked and ((step.answer_id is not None and step.answer_id in visited_ids) or (
+                step.answer_id is None and step.answer in visited_names)):
             return Feedback(E.REDUNDANCY, f"the step returns to {step.answer!r}, which the path already holds (a loop)",
                             "Cite a fact that leads to an entity the path has not reached.")
         return None
