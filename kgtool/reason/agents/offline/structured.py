@@ -269,9 +269,14 @@ class StructuredSearch:
 
     def _extend(self, path: StructuredPath, facts: list[CandidateFact], texts: dict, n: int) -> list[StructuredPath]:
         groups: dict[tuple[str, str], list[CandidateFact]] = {}
+        # a relation followed straight back the other way ("the city whose mayor is the mayor of
+        # T's birthplace") reaches a sibling, which no phrase asks for by naming the relation once
+        back = (path.hops[-1].key, "in" if path.hops[-1].fact.direction == "out" else "out") if path.hops else None
         for fact in facts:
             next_id = _endpoints(fact)[1][0]
             if fact.head_id == fact.tail_id or next_id in path.visited:
+                continue
+            if (relation_key(fact), fact.direction) == back:
                 continue
             groups.setdefault((relation_key(fact), fact.direction), []).append(fact)
         k = path.consumed
