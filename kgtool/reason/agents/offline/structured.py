@@ -275,10 +275,15 @@ class StructuredSearch:
         groups: dict[tuple[str, str], list[CandidateFact]] = {}
         fresh: dict[tuple[str, str], list[CandidateFact]] = {}
         taken = {h.fact.fact_id for h in path.hops}
+        # a relation followed straight back the other way ("the city whose mayor is the mayor of
+        # T's birthplace") reaches a sibling, which no phrase asks for by naming the relation once
+        back = (path.hops[-1].key, "in" if path.hops[-1].fact.direction == "out" else "out") if path.hops else None
         for fact in facts:
             if fact.head_id == fact.tail_id or fact.fact_id in taken:
                 continue
             key = (relation_key(fact), fact.direction)
+            if key == back:
+                continue
             groups.setdefault(key, []).append(fact)
             if _endpoints(fact)[1][0] not in path.visited:
                 fresh.setdefault(key, []).append(fact)
