@@ -75,6 +75,9 @@ ROLES.register("offline.c2rag_planner", "kgtool.reason.agents.offline.c2rag:Offl
                description="C2RAG constraints from the offline planner's graph path; variants from relation phrasings")
 ROLES.register("offline.c2rag_reader", "kgtool.reason.agents.offline.c2rag:OfflineReader",
                description="C2RAG textual recovery by ranked entity spans; the answer is the target's binding")
+ROLES.register("offline.text_reader", "kgtool.reason.agents.offline.text_reader:text_reader",
+               description="the offline reader C2RAG, ReAgent and bm25-reader share: typed spans of passages, "
+                           "comparisons from each entity's text")
 ROLES.register("llm.c2rag_planner", "kgtool.reason.agents.llm_fallback:c2rag_planner",
                description="C2RAG atomic constraint triples with typed placeholders and relation variants (LLM)")
 ROLES.register("llm.c2rag_reader", "kgtool.reason.agents.llm_fallback:c2rag_reader",

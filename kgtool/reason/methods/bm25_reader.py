@@ -1,9 +1,11 @@
 """bm25-reader: a text-only baseline with no graph and no model.
 
 The passage BM25 ranks first for the question (full-text pool, BM25 scorer)
-is read for its best entity span: the linked entity, or capitalised name,
-date or number as the question asks, whose sentence shares the most words
-with the question, and that the question does not already name. The step is
+is read for its best span by the offline reader C2RAG and ReAgent share
+(kgtool.reason.agents.offline.text_reader): a name, date or number as the
+question asks, whose sentence shares the most words with the question, and
+that the question does not already name; a yes/no or choice question is
+answered from the top passage of each entity it compares. The step is
 recorded with its passage candidates like any other method's, so it sits in
 the same tables as the methods it is a baseline for.
 """
@@ -16,7 +18,7 @@ from kgtool.core.types import Verdict
 from kgtool.errors import ConfigError
 
 from kgtool.reason import steps
-from kgtool.reason.agents.offline.c2rag_spans import rank_spans
+from kgtool.reason.agents.offline.text_reader import text_answer
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
 from kgtool.reason.trace import TraceRecorder, candidate_row
@@ -50,10 +52,12 @@ class Bm25Reader:
         return self.settings.as_dict()
 
     def run(self, ctx: RunContext, question: str) -> Outcome:
-        hits = steps.retrieve_passages(ctx, question, self.passages)
-        spans = rank_spans(hits[:1], asked=[question], known=[], question=question,
-                           link_mentions=ctx.services.catalog.link_mentions)
-        answer = spans[0].text if spans else None
+        reader = ctx.role("text_reader", "offline").without_model()
+        stored = steps.retrieve_passages(ctx, question, self.passages)
+        # the shared offline reader on the top passage (a compared question: on each entity's top passage)
+        answer, hits, _pid = text_answer(reader, lambda q, k: steps.retrieve_passages(ctx, q, k), question,
+                                         ctx.services.catalog.link_mentions, passages=1, compare=1)
+        hits = stored or hits
         answer_id = ctx.link(answer) if answer else None
         chosen = hits[0] if hits and answer else None
         row = TraceRecorder.step_row(hop=1, kind="passage", query=question, gamma=self.gamma,

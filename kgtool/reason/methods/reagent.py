@@ -45,7 +45,9 @@ from kgtool.reason.agents.reagent_base import Conflict
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
 from kgtool.reason.recorders.reagent import SECTIONS, Claims, ReagentLedger
+from kgtool.reason.agents.offline.answer_form import answer_form, fits
 from kgtool.reason.taxonomy import ReagentError
+from kgtool.reason.trace import TraceRecorder, candidate_row
 
 EXECUTION = "retriever,verifier,assembler"
 
@@ -98,6 +100,7 @@ class ReAgent:
 
     # ------------------------------------------------------------------ the loop
     def run(self, ctx: RunContext, question: str) -> Outcome:
+        self._question = question  # a method object answers one question (runner.build_method)
         ledger = ReagentLedger(ctx)
         state = _State()
         ledger.checkpoint("start")
@@ -328,6 +331,12 @@ class ReAgent:
     def _finish(self, ctx: RunContext, ledger: ReagentLedger, state: "_State", plan: Plan, chain: list[HopState],
                 status: str, answer: str | None, answer_id: str | None, verdict: Verdict,
                 agent: str = "assembler") -> Outcome:
+        if self.text and ctx.agents.kind == "offline" and not fits(answer, answer_form(self._question)):
+            read = self._read_text(ctx, plan, chain)
+            if read is not None:
+                hop, answer, answer_id = read
+                chain, status, agent = [*chain, hop], "unverified", "retriever"
+                ledger.say("inform", "retriever", "assembler", f"read off passages: {answer}")
         if answer is not None:
             ledger.claim(agent, "final_answer", slot="answer", value=answer, value_id=answer_id,
                          text=verdict.explanation)
@@ -338,6 +347,32 @@ class ReAgent:
         return Outcome(chain, status, state.backtracks, list(plan.subquestions),
                        final_verdict=(step_id, verdict, ledger.rounds), answer=answer, answer_id=answer_id,
                        followed=plan)
+
+
+    def _read_text(self, ctx: RunContext, plan: Plan, chain: list[HopState]):
+        """(hop, answer, answer id) read off passages by the shared offline reader when the chain ends with
+        no answer of the asked shape; recorded as a passage step after the chain. None if nothing reads."""
+        from kgtool.reason.agents.offline.text_reader import text_answer
+
+        question = self._question
+        # the question's own entity anchors the reading: a chain that ended on an answer of the wrong shape
+        # may have gone astray, so its bindings only support the spans that name them
+        anchor = plan.topic or next((h.answer for h in reversed(chain) if h.answer), None)
+        answer, hits, passage_id = text_answer(
+            ctx.role("text_reader", "offline"),
+            lambda q, k: steps.retrieve_passages(ctx, q, k), question,
+            ctx.services.catalog.link_mentions, anchor=anchor, chain=[h.answer for h in chain if h.answer])
+        if not answer:
+            return None
+        answer_id = ctx.link(answer)
+        chosen = next((h for h in hits if h.passage_id == passage_id), hits[0] if hits else None)
+        row = TraceRecorder.step_row(hop=len(chain) + 1, kind="passage", query=question, gamma=self.gamma,
+                                     candidates=[candidate_row(h) for h in hits], chosen=chosen,
+                                     answer_id=answer_id, answer=answer,
+                                     prev_step_id=chain[-1].step_id if chain else None)
+        hop = HopState(row["id"], len(chain) + 1, question, None, anchor or "", None, answer_id, answer)
+        steps.record(ctx, [row], [hop])
+        return hop, answer, answer_id
 
 
 class ReAgentNoBacktrack(ReAgent):

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import pairwise
 
 import numpy as np
 
@@ -48,6 +47,7 @@ from kgtool.reason.agents.offline.answer_form import (
 )
 from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
+from kgtool.reason.agents.offline.text_reader import TextReader, named_in
 from kgtool.reason.agents.offline.common import relation_key
 
 
@@ -93,22 +93,7 @@ class OfflineConstraintPlanner:
         return ConstraintPlan(constraints, None)
 
     def _named(self, question: str) -> list[str]:
-        """The names a question mentions, longest first where they overlap, in question order."""
-        spans = [(s, e) for s, e, _eid, _surface in self.catalog.link_mentions(question)]
-        spans += [(s, e) for s, e in _caps_spans(question)]
-        opener = len(question) - len(question.lstrip()) + len(question.split()[0]) if question.split() else 0
-        spans = [(max(s, opener + 1) if s < opener else s, e) for s, e in spans if e > opener + 1]
-        spans.sort(key=lambda t: (t[0], -(t[1] - t[0])))
-        picked, end = [], -1
-        for s, e in spans:
-            if s >= end and question[s:e].strip():
-                picked.append((s, e))
-                end = max(end, e)
-        # "A and B": the compared pair is the two names joined by "and", when the question names more
-        for (s1, e1), (s2, e2) in pairwise(picked):
-            if question[e1:s2].strip(" ,") in ("and", "&"):
-                return [question[s1:e1].strip(), question[s2:e2].strip()]
-        return list(dict.fromkeys(question[s:e].strip() for s, e in picked))
+        return named_in(question, self.catalog.link_mentions)
 
     def _chain(self, question: str, variants: int) -> ConstraintPlan:
         base = self.planner.plan(question)
@@ -173,9 +158,11 @@ class OfflineReranker:
         if lexical.max() > 0:
             lexical = lexical / lexical.max()
         if getattr(candidates[0], "kind", "fact") == "passage":
-            # a passage has no relation of its own: how it says the variants, and what it shares with the query
+            # a passage has no relation of its own: how it says the variants, and what it shares with the
+            # query; every passage's words in one embedder call (one call per passage cost ~0.4 s a recovery)
             prof = self.matcher.profile("variants:" + "|".join(variants), list(variants))
-            said = [self.matcher.expresses(self.matcher.analyse(p.text or "", whole=False), prof) for p in candidates]
+            analyses = self.matcher.analyse_many([(p.text or "", ()) for p in candidates], whole=False)
+            said = [self.matcher.expresses(a, prof) for a in analyses]
             return [float(0.5 * s + 0.5 * l) for s, l in zip(said, lexical)]
         prof = self.matcher.profile(relation_key or "variants:" + "|".join(variants), list(variants))
         out = []
@@ -189,16 +176,21 @@ class OfflineReranker:
 class OfflineReader:
     def __init__(self, env):
         self.catalog = env.services.catalog
+        graph = getattr(env, "graph", None)
         self.matcher = env.services.matcher
+        # the shared offline reader (kgtool.reason.agents.offline.text_reader): passage mentions read
+        # from the graph, not by the linker over each passage
+        self.text = TextReader(getattr(graph, "db", None), getattr(graph, "session", None),
+                               self.catalog.link_mentions, env.services.matcher)
 
     def recover(self, question: str, constraint: Constraint, constraint_text: str, known: Sequence[str],
                 passages: Sequence[PassageHit]) -> tuple[str | None, str | None]:
         if not passages:
             return None, None
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
-        spans = rank_spans(passages, asked=constraint.variants or [constraint.relation], known=known,
-                           question=f"{constraint.relation} {question}", link_mentions=self.catalog.link_mentions,
-                           matcher=self.matcher, weights=weights, form=_unknown_form(constraint, constraint_text))
+        spans = self.text.spans(f"{constraint.relation} {question}", passages,
+                                asked=constraint.variants or [constraint.relation], known=known,
+                                weights=weights, form=_unknown_form(constraint, constraint_text))
         if not spans or spans[0].score <= 0:
             return None, None
         return spans[0].text, spans[0].passage_id
@@ -214,12 +206,12 @@ class OfflineReader:
         form = answer_form(question)
         if form.kind in ("yesno", "choice"):
             return compare_answer(question, form, blocks)
-        if not target_binding or _fragment(target_binding):
+        texts = list(dict.fromkeys(e for b in blocks for e in b.evidence if e))
+        if not target_binding or _fragment(target_binding) and not _written_as_name(target_binding, texts):
             return None
         # a graph entity may be a common noun ("piano"); a person, place, date or number has its own shape
         if not fits(target_binding, form) and not (form.kind == "entity" and span_shape(target_binding) == "words"):
             return None
-        texts = list(dict.fromkeys(e for b in blocks for e in b.evidence if e))
         # only evidence that writes the binding can say whether it answers the question
         if any(normalize(target_binding) in normalize(t) for t in texts):
             hits = [PassageHit(f"evidence:{i}", "", t) for i, t in enumerate(texts)]
@@ -247,6 +239,13 @@ def _unknown_form(constraint: Constraint, constraint_text: str) -> AnswerForm:
     return AnswerForm("entity")
 
 
+def _written_as_name(name: str, texts: Sequence[str]) -> bool:
+    """Whether the evidence writes a short word capitalised inside a sentence ("on the river Ost"), as a
+    name is written, not only where any word is capitalised (opening a sentence, as "Regarded" does)."""
+    pattern = re.compile(rf"(?<=[\w,;] ){re.escape(name)}(?!\w)")
+    return any(pattern.search(t) for t in texts)
+
+
 def _fragment(name: str) -> bool:
     """A graph binding that is a piece of text rather than a name: one capitalised word the mentions
     extractor took from a sentence opening or an adjective ("Regarded", "New York-based")."""
@@ -255,17 +254,3 @@ def _fragment(name: str) -> bool:
         return True
     return len(toks) == 1 and (name.lower().endswith(("ed", "ing", "ly")) or name.isalpha() and len(name) <= 3
                                and not name.isupper())
-
-
-_CAPS_NAME = re.compile(r"(?:[A-Z][\w'’\-.]*)(?:\s+(?:of|the|de|[A-Z][\w'’\-.]*))*")
-
-
-def _caps_spans(text: str) -> list[tuple[int, int]]:
-    out = []
-    for m in _CAPS_NAME.finditer(text):
-        toks = m.group().split()
-        while toks and toks[-1] in ("of", "the", "de"):
-            toks.pop()
-        if toks:
-            out.append((m.start(), m.start() + len(" ".join(toks))))
-    return out

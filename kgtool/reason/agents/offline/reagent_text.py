@@ -18,7 +18,9 @@ from typing import Sequence
 from kgtool.core.scope import Scope
 from kgtool.core.text import normalize, tokenize
 from kgtool.core.types import CandidateFact, PassageHit
-from kgtool.reason.agents.offline.common import GraphView, _Mentions, first_per_group
+from kgtool.reason.agents.offline.common import GraphView, _name_spans, first_per_group, relation_key
+from kgtool.reason.agents.offline.text_reader import locate, passage_entities
+from kgtool.reason.relmatch import phrase_core
 from kgtool.retrieve.passages import lucene_query
 
 TEXT_KEY = "text:"  # relation keys of links read off a sentence
@@ -42,6 +44,18 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text or "") if s.strip()]
 
 
+def _sentence_spans(text: str) -> list[tuple[int, str]]:
+    """(start offset, sentence) for the sentences `sentences` gives."""
+    out, at = [], 0
+    for piece in _SENTENCE_END.split(text or ""):
+        start = text.find(piece, at) if piece else at
+        at = start + len(piece)
+        stripped = piece.strip()
+        if stripped:
+            out.append((start + (len(piece) - len(piece.lstrip())), stripped))
+    return out
+
+
 def is_text_key(key: str | None) -> bool:
     return bool(key) and key.startswith(TEXT_KEY)
 
@@ -55,13 +69,15 @@ class TextLinks:
     this says more than one relation, so it yields no link.
     """
 
-    def __init__(self, db, view: GraphView, scope: Scope, *, passages: int = 20, max_connector: int = 6):
+    def __init__(self, db, view: GraphView, scope: Scope, *, passages: int = 20, max_connector: int = 6,
+                 warm=None):
         self.db = db
+        self.warm = warm  # strings -> None: embeds the links' relations in one call (the matcher's encoder)
+        self._entities: dict[str, list[dict]] = {}  # passage id -> the entities it mentions
         self.view = view
         self.scope = scope
         self.passages = passages
         self.max_connector = max_connector
-        self.mentions = _Mentions(view)
         self._links: dict[str, list[PassageFact]] = {}
         self._hits: dict[str, list[PassageHit]] = {}  # entity id -> the passages its name finds
         self.labels: dict[str, str] = {}  # text relation key -> its joining words
@@ -69,7 +85,7 @@ class TextLinks:
     def of(self, entity_id: str) -> list[PassageFact]:
         if entity_id not in self._links:
             self.prefetch([entity_id])
-            self._links[entity_id] = self._read(entity_id)
+            self._links.setdefault(entity_id, [])
         return [PassageFact(**vars(f)) for f in self._links[entity_id]]
 
     def prefetch(self, entity_ids) -> None:
@@ -89,6 +105,19 @@ class TextLinks:
             hits = sorted(row["hits"], key=lambda h: -h["fulltext"])  # best first, Lucene's order on ties
             self._hits[row["entity_id"]] = [PassageHit(h["passage_id"], h["title"] or "", h["text"] or "",
                                                        scores={"fulltext": float(h["fulltext"])}) for h in hits]
+        # the passages' mentions as ingestion recorded them, in one read: running the linker over
+        # every sentence cost ~30 ms a sentence and a lookup round trip per new word run
+        fresh = [h.passage_id for e in names for h in self._hits.get(e, []) if h.passage_id not in self._entities]
+        if fresh:
+            got = passage_entities(self.db, session, fresh)
+            for pid in fresh:
+                self._entities[pid] = got.get(pid, [])
+        for e in names:
+            if e not in self._links:
+                self._links[e] = self._read(e)
+        if self.warm is not None:
+            # one embedder call for every new link's relation, not one per relation as the planner meets it
+            self.warm([phrase_core(label) for label in self.labels.values()])
 
     def _read(self, entity_id: str) -> list[PassageFact]:
         name = self.view.entity_name(entity_id)
@@ -98,19 +127,23 @@ class TextLinks:
         out: list[PassageFact] = []
         seen: set[tuple[str, str]] = set()
         for hit in hits:
-            for k, sentence in enumerate(sentences(hit.text)):
-                for link in self._links_in(sentence, entity_id, name, hit.passage_id, k):
+            located = locate(hit.text or "", self._entities.get(hit.passage_id, []))
+            for k, (start, sentence) in enumerate(_sentence_spans(hit.text)):
+                mentions = [(s - start, e - start, eid, surface) for s, e, eid, surface in located
+                            if start <= s and e <= start + len(sentence)]
+                for link in self._links_in(sentence, mentions, entity_id, name, hit.passage_id, k):
                     if (link.tail_id, link.relation_id) not in seen:
                         seen.add((link.tail_id, link.relation_id))
                         out.append(link)
         return out
 
-    def _links_in(self, sentence: str, entity_id: str, name: str, passage_id: str, k: int) -> list[PassageFact]:
-        own = self.mentions.spans(sentence, entity_id, name)
+    def _links_in(self, sentence: str, mentions: list, entity_id: str, name: str, passage_id: str,
+                  k: int) -> list[PassageFact]:
+        own = _name_spans(sentence, [name]) or [(s, e) for s, e, eid, _ in mentions if eid == entity_id]
         if not own:
             return []
         out = []
-        for start, end, other_id, _surface in self.view.link_mentions(sentence):
+        for start, end, other_id, _surface in mentions:
             if other_id == entity_id or any(s < end and start < e for s, e in own):
                 continue
             kept = [t for t in tokenize(sentence, own + [(start, end)])]
@@ -148,7 +181,15 @@ class TextAugmentedView:
         missing = [e for e in ids if e not in pools]
         if missing:
             pools.update(self.view.neighborhoods(missing, per_group))
-        return {e: [*pools.get(e, []), *self.links.of(e)] for e in ids}
+        out = {e: [*pools.get(e, []), *self.links.of(e)] for e in ids}
+        if self.links.warm is not None:
+            # the planner and selector build a relation profile per distinct relation they meet, one
+            # embedder call each (a document store has thousands of relations read off passages):
+            # embedding this level's phrasings in one call first leaves them cache hits
+            keys = {relation_key(f): f.relation for pool in out.values() for f in pool}
+            self.links.warm([core for key, label in keys.items()
+                             for core in (phrase_core(p) for p in [label, *self.relation_phrases(key)]) if core])
+        return out
 
     def link_mentions(self, text: str):
         return self.view.link_mentions(text)
