@@ -368,8 +368,8 @@ def _answer_type(frame: list[_Tok]) -> str | None:
                 if not _is_content(nxt):
                     break
                 noun.append(nxt.low)
-            if noun and k + 1 + len(noun) == len(frame):
-                # nothing after the words ("what killed T's kid", "which firm built T's car"):
+            if noun and k == 0 and k + 1 + len(noun) == len(frame):
+                # an opening with nothing after its words ("what killed T's kid", "which firm built T's car"):
                 # the last is the frame's verb, and a word before it the answer's type
                 return " ".join(noun[:-1]) or None
             if noun:

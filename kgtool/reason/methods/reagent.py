@@ -219,8 +219,7 @@ class ReAgent:
         verified = Claims(ledger, lambda c: c.kind == "fact" and c.status == "accepted")
         ranked = steps.retrieve_hop(ctx, query, entity_id, self.top_k)
         judgements = verifier.verify(query, entity, ranked, hints=hints, verified=verified) if ranked else []
-        chosen = steps.toward_next_hop(ctx, plan, index, entity_id, ranked, judgements,
-                                       steps.best_passing(ranked, judgements))
+        chosen = steps.best_passing(ranked, judgements)
         source = "graph"
         if chosen is None and self.text and entity_id:
             links = _distinct(ctx.role("reagent_text").candidates(entity_id))

@@ -169,6 +169,8 @@ class StructuredSearch:
                 next_id = _endpoints(fact)[1][0]
                 if (key, fact.direction) in seen or fact.head_id == fact.tail_id or next_id in path.visited:
                     continue
+                if self.prior(fact) < 1.0:
+                    continue  # as for split hops: a word of the frame does not take a passage-read link
                 seen.add((key, fact.direction))
                 fit = self.scorer.score(type_text, self.profile_of(fact))
                 if fact.direction == "in":
@@ -221,7 +223,7 @@ class StructuredSearch:
                         put((c, False, silent, False), (score + fit - self.s.hop_cost - self.s.split_cost, told))
                 if c < n and not last_silent and silent < self.s.max_silent:
                     put((c, True, silent + 1, False), (score - self.s.silent_cost, told))
-                if c == n and h == len(facts) - 1 and type_text and not last_silent:
+                if c == n and h == len(facts) - 1 and type_text and not last_silent and self.prior(fact) >= 1.0:
                     fit = factors[h] * self.scorer.score(type_text, profs[h])
                     if fit >= self.s.type_hop_fit:
                         put((c, True, silent, False),
