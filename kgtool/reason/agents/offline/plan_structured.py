@@ -76,12 +76,12 @@ def phrases_left(reading: QuestionReading, words_left: list[str]) -> list[str]:
 
 
 def weigh(search: StructuredSearch, question: str, structured: OfflinePlan, coverage: OfflinePlan,
-          neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan:
+          neighbours: dict[str, list[CandidateFact]], named: set[str] = frozenset()) -> OfflinePlan:
     """Between the two searches' plans, reading both the way the structured search reads its own.
 
     The coverage path is scored against the question's phrases on the structured search's scale
     (StructuredSearch.rescore): scoring higher there, it is a path the beam missed, and wins.
-    Otherwise `choose` decides on counts of unexplained phrases taken alike for both (a phrase
+    First, a path reaching more of the question's other named entities wins. Otherwise `choose` decides on counts of unexplained phrases taken alike for both (a phrase
     whose hop fits it below the structured search's `explains` level is unexplained for either;
     the word-coverage search's own leftovers count a phrase explained when any one of its words
     is, so a paraphrase sharing a word by accident, "head office" with "head of government",
@@ -90,6 +90,13 @@ def weigh(search: StructuredSearch, question: str, structured: OfflinePlan, cove
     reading missed).
     """
     if not coverage.relations or coverage.topic_span is None:
+        return structured
+    # a path through more of the other entities the question names reads more of it ("the song
+    # performed by T that was recorded in L" ends at L, whatever its phrases scored)
+    reached_c, reached_s = named & set(coverage.entities), named & set(structured.entities)
+    if reached_c > reached_s:
+        return coverage
+    if reached_s > reached_c:
         return structured
     facts = chain_facts(coverage, neighbours)
     if facts is None:

@@ -155,7 +155,8 @@ class OfflinePlanner:
             if (reads_passages(coverage.facts, neighbours) and not reads_passages(found.facts, neighbours)
                     and self._settles_as_much(groups, found, coverage)):
                 return found
-        return weigh(search, question, found, coverage, neighbours)
+        named = {m[2] for g in groups for m in g} - {found.topic_id}  # the question's other names
+        return weigh(search, question, found, coverage, neighbours, named)
 
     def _structured_search(self, neighbours: dict[str, list[CandidateFact]]) -> StructuredSearch:
         """The structured search (plan_structured.plan_structured), reading through the planner's cache."""
