@@ -79,9 +79,10 @@ def weigh(search: StructuredSearch, question: str, structured: OfflinePlan, cove
           neighbours: dict[str, list[CandidateFact]], named: set[str] = frozenset()) -> OfflinePlan:
     """Between the two searches' plans, reading both the way the structured search reads its own.
 
-    The coverage path is scored against the question's phrases on the structured search's scale
+    A path reaching more of the question's other named entities (`named`) wins. Then the coverage
+    path is scored against the question's phrases on the structured search's scale
     (StructuredSearch.rescore): scoring higher there, it is a path the beam missed, and wins.
-    First, a path reaching more of the question's other named entities wins. Otherwise `choose` decides on counts of unexplained phrases taken alike for both (a phrase
+    Otherwise `choose` decides on counts of unexplained phrases taken alike for both (a phrase
     whose hop fits it below the structured search's `explains` level is unexplained for either;
     the word-coverage search's own leftovers count a phrase explained when any one of its words
     is, so a paraphrase sharing a word by accident, "head office" with "head of government",
