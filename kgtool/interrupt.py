@@ -59,7 +59,8 @@ def _close_runs(db: Database, reason: str) -> None:
 def _handler(db: Database):
     def on_signal(signum, frame):
         _state.signalled = True
-        stop_statements()
+        # an answer that meets the stop first closes its own run with this reason, so it names the signal too
+        stop_statements(f"interrupted by {signal.Signals(signum).name}")
         if _state.closing:
             return  # a second signal while the runs are being closed: that close finishes first
         _state.closing = True

@@ -82,7 +82,11 @@ class Stopped(DatabaseError):
 _STOPPING = threading.Event()
 
 
-def stop_statements() -> None:
+_STOP_REASON = ["the command is being interrupted"]  # what a refused statement says (the signal's name)
+
+
+def stop_statements(reason: str = "the command is being interrupted") -> None:
+    _STOP_REASON[0] = reason
     _STOPPING.set()
 
 
@@ -252,7 +256,7 @@ class Database:
         interrupted (`stop_statements`), no statement starts.
         """
         if _STOPPING.is_set():
-            raise Stopped("stopped: the command is being interrupted")
+            raise Stopped(f"stopped: {_STOP_REASON[0]}")
         text = queries.text(name)
         if not hasattr(session, "begin_transaction"):  # a transaction, not a session
             return _rows(session.run(text, params))
