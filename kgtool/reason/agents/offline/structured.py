@@ -418,12 +418,8 @@ class StructuredSearch:
     def _with_type_bonus(self, path: StructuredPath, type_text: str | None) -> StructuredPath:
         if not type_text or not path.hops:
             return path
-        last = path.hops[-1]
-        fit = self.scorer.score(type_text, self.profile_of(last.fact))
-        if last.fact.direction == "in":
-            fit *= self.s.reverse_factor
         return StructuredPath(path.hops, path.entity_id, path.visited, path.consumed, path.score, path.silent,
-                              self.s.type_weight * fit)
+                              self._type_bonus(path.hops[-1].fact, type_text))
 
     def unexplained(self, reading: QuestionReading, path: StructuredPath | None) -> list[str]:
         """The required phrases no hop of the path explains with at least `explains` fit."""
