@@ -35,14 +35,13 @@ from kgtool.reason.agents.c2rag_base import Block
 from kgtool.reason.agents.offline.answer_form import AnswerForm, answer_form, shape_answer
 from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import Span, rank_spans
+from kgtool.reason.agents.offline.common import Mention
 
 # passages read for a question answered from text alone, and per entity of a compared question
 READ_PASSAGES = 5
 COMPARE_PASSAGES = 3
 # how far down the passages' span ranking a chain's binding may sit and still be what they answer
 CHAIN_TOP = 3
-
-Mention = tuple[int, int, str, str]  # start, end, entity id, surface
 
 
 def passage_entities(db, session, passage_ids: Sequence[str]) -> dict[str, list[dict]]:
