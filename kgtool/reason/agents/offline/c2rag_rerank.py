@@ -6,6 +6,13 @@ cache), so answering never starts a 2 GB download by surprise; "cross_encoder"
 or a model name/directory insists on it (a clear error if it cannot load);
 "offline" never uses it. The loaded model is shared by every answer of the
 process: loading it per question would cost seconds each time.
+
+The offline scorer reads a recovery's passages by their words (TextRecoveryReranker):
+how much of a relation variant's stemmed content words a passage holds, blended
+half and half with BM25 as before. It used to embed every word of every pooled
+passage too (the matcher's dense word match): ~40 % of a C2RAG text answer,
+for passages of which only the top K_t are read; the reader still reads those
+few with the dense matcher.
 """
 from __future__ import annotations
 
@@ -14,6 +21,9 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
+from kgtool.core.text import content_stems
 from kgtool.errors import ConfigError
 from kgtool.reason.agents.offline.c2rag import OfflineReranker
 
@@ -31,6 +41,26 @@ def _on_disk(model: str) -> bool:
         return False
     found = try_to_load_from_cache(model, "config.json")
     return isinstance(found, str)
+
+
+class TextRecoveryReranker(OfflineReranker):
+    """OfflineReranker whose passages are scored by their stemmed words, not embedded word by word."""
+
+    def score(self, question: str, constraint_text: str, variants: Sequence[str], candidates: Sequence,
+              relation_key: str | None = None) -> list[float]:
+        if not candidates or getattr(candidates[0], "kind", "fact") != "passage":
+            return super().score(question, constraint_text, variants, candidates, relation_key)
+        lexical = np.asarray(self.bm25.score(f"{constraint_text} {question}", candidates), dtype=float)
+        if lexical.max() > 0:
+            lexical = lexical / lexical.max()
+        wanted = [set(content_stems(v)) for v in variants if v]
+        wanted = [w for w in wanted if w]
+        out = []
+        for passage, lex in zip(candidates, lexical):
+            held = set(content_stems(f"{passage.title or ''} {passage.text or ''}"))
+            said = max((len(w & held) / len(w) for w in wanted), default=0.0)
+            out.append(float(0.5 * said + 0.5 * lex))
+        return out
 
 
 def cross_encoder_available(model: str = DEFAULT_MODEL) -> bool:
@@ -56,10 +86,10 @@ def build_reranker(services, choice: str = "auto"):
     """The reranker `choice` names, over the graph's services (kgtool.reason.services.Services)."""
     choice = (choice or "auto").strip()
     if choice == "offline":
-        return OfflineReranker(services)
+        return TextRecoveryReranker(services)
     model = DEFAULT_MODEL if choice in ("auto", "cross_encoder") else choice
     if choice == "auto" and not cross_encoder_available(model):
-        return OfflineReranker(services)
+        return TextRecoveryReranker(services)
     if importlib.util.find_spec("FlagEmbedding") is None:
         raise ConfigError("reranker=cross_encoder needs FlagEmbedding: pip install 'kgtool[bge]', "
                           "or use reranker=offline")

@@ -208,13 +208,8 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
     asked_stems = {light_stem(w) for w in asked_words - _GLUE}
     supported = " ".join(normalize(t) for t in support if t)
     best: dict[str, Span] = {}
-    analysed: dict[str, object] = {}
-    if prof is not None:
-        # every sentence's words in one embedder call: one call per sentence cost ~40 ms each on a busy machine
-        texts = list(dict.fromkeys((h.text or "")[a:b] for h in passages for a, b in _sentences(h.text or "")))
-        analysed = dict(zip(texts, matcher.analyse_many([(t, ()) for t in texts], whole=False)))
-    for n, hit in enumerate(passages):
-        weight = weights[n] if weights is not None else 1.0 / (n + 1)
+    candidates = []
+    for hit in passages:
         text = hit.text or ""
         if not form.wants_name:
             found = []
@@ -222,7 +217,19 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
             found = list(mentions[hit.passage_id])
         else:
             found = list(link_mentions(text)) if link_mentions is not None else []
-        spans = _candidates(text, form, found)
+        candidates.append(_candidates(text, form, found))
+    analysed: dict[str, object] = {}
+    if prof is not None:
+        # the words of every sentence holding a candidate, in one embedder call (one call per sentence cost
+        # ~40 ms each on a busy machine); a sentence without one is never scored, so it is not embedded
+        texts = list(dict.fromkeys((h.text or "")[a:b] for h, spans in zip(passages, candidates)
+                                   for a, b in _sentences(h.text or "")
+                                   if any(sp[0] >= a and sp[1] <= b for sp in spans)))
+        analysed = dict(zip(texts, matcher.analyse_many([(t, ()) for t in texts], whole=False)))
+    for n, hit in enumerate(passages):
+        weight = weights[n] if weights is not None else 1.0 / (n + 1)
+        text = hit.text or ""
+        spans = candidates[n]
         for s0, e0 in _sentences(text):
             sentence = text[s0:e0]
             inside = [sp for sp in spans if sp[0] >= s0 and sp[1] <= e0]
