@@ -109,21 +109,29 @@ def test_prefetch_embeds_what_was_not_stored_in_one_call(kg, tmp_path):
     assert np.abs(np.stack([p.vectors[0] for p in built]) - fresh).max() < 1e-4
 
 
-def test_recovery_reranker_reads_passages_by_their_words_without_embedding_them(kg):
+def test_recovery_reranker_scores_as_before_without_embedding_passages_that_say_the_variant(kg):
+    from kgtool.reason.agents.offline.c2rag import OfflineReranker
+
+    passages = [PassageHit("p1", "Quillhaven", "Quillhaven is a port city. It has a population of 84,000."),
+                PassageHit("p2", "Anselm Drayke", "Anselm Drayke was a conductor born in Orsk Valley."),
+                PassageHit("p3", "Tarrow", "The Tarrow coast is rocky and windswept.")]
+    args = ("Where was Anselm Drayke born?", "(Anselm Drayke, place of birth, ?x1)", ["born in", "place of birth"],
+            passages)
+    before = OfflineReranker(kg).score(*args)  # every word of every passage embedded
+
     reranker = build_reranker(kg, "offline")
     seen = []
     original = reranker.matcher.encoder.encode
     reranker.matcher.encoder.encode = lambda texts: seen.extend(texts) or original(texts)
     try:
-        passages = [PassageHit("p1", "Quillhaven", "Quillhaven is a port city. It has a population of 84,000."),
-                    PassageHit("p2", "Anselm Drayke", "Anselm Drayke was a conductor born in Orsk Valley."),
-                    PassageHit("p3", "Tarrow", "The Tarrow coast is rocky.")]
-        scores = reranker.score("Where was Anselm Drayke born?", "(Anselm Drayke, place of birth, ?x1)",
-                                ["place of birth", "born in"], passages)
+        reranker.matcher.encoder._cache.clear()
+        scores = reranker.score(*args)
     finally:
         reranker.matcher.encoder.encode = original
-    assert scores[1] == max(scores) and scores[1] > scores[2]  # the passage that says it, by its words
-    assert not any("quillhaven" in s.lower() or "coast" in s.lower() for s in seen), seen
+    assert np.allclose(scores, before, atol=1e-6)  # the same scores
+    words = {s.lower() for s in seen}
+    assert "conductor" not in words and "valley" not in words  # "born" is the variant's word: not embedded
+    assert "windswept" in words  # a passage without one is read with the model, as before
 
 
 def test_reader_embeds_only_sentences_that_hold_an_answer_of_the_asked_shape(kg):
@@ -172,3 +180,27 @@ def test_a_run_joining_the_questions_own_name_to_another_is_not_one_answer():
     other = [PassageHit("p2", "", "The state is named after the Velm and Orsk peoples of Tarrow.")]
     q2 = "Which peoples is the state named after?"
     assert any(" and " in sp.text for sp in rank_spans(other, asked=[q2], known=[], question=q2))
+
+
+def test_prefetch_embeds_the_glosses_the_phrase_scorer_reads_in_the_same_call(kg):
+    from kgtool.core.types import CandidateFact
+    from kgtool.reason.lexicon import Lexicon
+    from kgtool.reason.segmatch import PhraseScorer
+
+    lexicon = Lexicon.load()
+    assert lexicon is not None, "the WordNet lexicon the planner reads ships with the offline extra"
+    calls: list[list[str]] = []
+    counting = _model(kg)
+    counting.encode = lambda texts, inner=counting.inner: calls.append(list(texts)) or inner.encode(texts)
+    matcher = RelationMatcher(counting)
+    facts = [CandidateFact(f"f{i}", "a", "A", label, "b", "B", "", relation_id=f"r{i}")
+             for i, label in enumerate(["capital", "mother"])]
+    profiles = _Profiles(None, matcher)
+    profiles.prefetch(facts, lexicon)
+    assert len(calls) == 1
+    glosses = [g for label in ("capital", "mother") for g in lexicon.glosses(label, senses=2)]
+    assert glosses and set(glosses) <= set(calls[0])  # the glosses joined the relations' call
+    scorer = PhraseScorer(matcher, lexicon)
+    for fact in facts:
+        scorer._relation_gloss(profiles.of_fact(fact))
+    assert not {g for c in calls[1:] for g in c} & set(glosses)  # read from the cache, not embedded again

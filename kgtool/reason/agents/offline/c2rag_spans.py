@@ -187,7 +187,7 @@ def _joins_a_given_name(surface: str, given: set[str]) -> bool:
     return len(parts) > 1 and any(set(words(part)) and set(words(part)) <= given for part in parts)
 
 
-def _says_lexically(text: str, stems) -> bool:
+def says_lexically(text: str, stems) -> bool:
     """Does a content word of `text` match one of the relation's stems (RelationMatcher.lexical_scores)?"""
     return any(t.content and any(stems_match(t.stem, st) for st in stems) for t in tokenize(text))
 
@@ -244,7 +244,7 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
         # a sentence holding one of the asked relation's own words says it fully (the matcher's score of
         # a text is its best word's, and a word of the relation scores 1), whatever its other words
         # embed to: only the others are embedded
-        says = {t: 1.0 for t in texts if _says_lexically(t, prof.stems)}
+        says = {t: 1.0 for t in texts if says_lexically(t, prof.stems)}
         rest = [t for t in texts if t not in says]
         analysed = dict(zip(rest, matcher.analyse_many([(t, ()) for t in rest], whole=False)))
     for n, hit in enumerate(passages):

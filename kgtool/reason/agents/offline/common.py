@@ -160,30 +160,40 @@ class _Profiles:
     def _build(self, key: str, label: str) -> RelationProfile:
         return self.matcher.profile(key, self._raw(key, label))
 
-    def prefetch(self, facts) -> None:
+    def prefetch(self, facts, lexicon=None) -> None:
         """Embed the phrasings of every relation of `facts` not profiled yet, in one embedder call.
 
         Called when a neighbourhood is read: a document store holds thousands of relations read
         off passages, and building their profiles one by one as the search meets them cost one
         model call each (a fixed ~30-50 ms on a busy core), most of a text answer's planning.
-        The profiles are then built from the encoder's cache, with the same vectors.
+        The profiles are then built from the encoder's cache, with the same vectors. With the
+        planner's `lexicon`, the WordNet glosses its phrase scorer reads each relation's label by
+        (kgtool.reason.segmatch, one model call per relation too) join the same call.
         """
         todo = [kl for kl in dict.fromkeys((relation_key(f), f.relation) for f in facts) if kl not in self._built]
-        cores = [c for key, label in todo
-                 for c in (phrase_core(p) for p in self._raw(key, label) if p and p.strip()) if c]
-        embed_relations(self.matcher.encoder, self.graph, {key for key, _label in todo}, cores)
+        cores, extra = [], []
+        for key, label in todo:
+            raw = list(dict.fromkeys(p for p in self._raw(key, label) if p and p.strip()))
+            mine = [c for c in (phrase_core(p) for p in raw) if c]
+            cores += mine
+            # the profile's label, as RelationMatcher.profile picks it; its glosses as segmatch reads them
+            shown = next((p for p in raw if "{}" not in p), mine[0] if mine else key)
+            if lexicon is not None and shown and len(shown.split()) <= 3:
+                extra += lexicon.glosses(shown, senses=2) or []
+        embed_relations(self.matcher.encoder, self.graph, {key for key, _label in todo}, cores, extra)
 
     def of_fact(self, fact: CandidateFact) -> RelationProfile:
         return self.of(relation_key(fact), fact.relation)
 
 
-def embed_relations(encoder, graph, keys, cores: Sequence[str]) -> None:
-    """Have `encoder` (a CachedEmbedder) hold a vector for each of the relations' phrase cores.
+def embed_relations(encoder, graph, keys, cores: Sequence[str], extra: Sequence[str] = ()) -> None:
+    """Have `encoder` (a CachedEmbedder) hold a vector for each of the relations' phrase cores
+    (and for the `extra` strings).
 
     The label vectors ingestion stored for the relations (`graph.relation_vectors`, made by the same
     model from the same strings) are put in its cache; the rest is embedded in one call.
     """
-    cores = [c for c in dict.fromkeys(cores) if c and not encoder.cached(c)]
+    cores = [c for c in dict.fromkeys([*cores, *extra]) if c and not encoder.cached(c)]
     stored = getattr(graph, "relation_vectors", None)
     if cores and stored is not None:
         found = stored(keys, encoder.name)
