@@ -132,6 +132,8 @@ def fold(text: str) -> str:
     return "".join(out)
 
 
+# a pure function of one word, asked for ~10k times an answer (every token of every text tokenised)
+@lru_cache(maxsize=1 << 16)
 def light_stem(word: str) -> str:
     """Strip one inflectional/derivational ending, then normalise a final y."""
     w = fold(word).replace("’", "'")

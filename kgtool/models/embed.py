@@ -304,6 +304,20 @@ class CachedEmbedder:
         """Encode and cache every text not cached yet."""
         self.encode(texts)
 
+    def cached(self, text: str) -> bool:
+        return text in self._cache
+
+    def put(self, texts: Sequence[str], vectors) -> None:
+        """Cache vectors the inner model made earlier for these texts (stored at ingestion, say), as
+        if encoded now; a text already cached keeps its vector. The caller vouches for the model."""
+        rows = l2_normalize(np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1))
+        with self._lock:
+            for text, row in zip(texts, rows):
+                if text not in self._cache:
+                    self._cache[text] = row
+            while len(self._cache) > self.max_items:
+                self._cache.popitem(last=False)
+
     def vector(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 

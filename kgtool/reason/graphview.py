@@ -174,3 +174,13 @@ class GraphView:
 
     def relation_phrases(self, relation_key: str) -> list[str]:
         return self.catalog.relation_phrases(relation_key)
+
+    def relation_vectors(self, keys, model: str) -> dict[str, object]:
+        """Label -> the label embedding ingestion stored with `model`, for these relation keys (one read).
+        Relations embedded by another model, or not at all, are left out."""
+        keys = list(dict.fromkeys(k for k in keys if k))
+        if not keys:
+            return {}
+        rows = (self.db.run_in(self.session, "graph/relation_embeddings", keys=keys) if self.session is not None
+                else self.db.read("graph/relation_embeddings", keys=keys))
+        return {r["label"]: r["embedding"] for r in rows if r["model"] == model and r["label"] and r["embedding"]}

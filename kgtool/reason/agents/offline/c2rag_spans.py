@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kgtool.core.text import light_stem, normalize, words
+from kgtool.core.text import light_stem, normalize, stems_match, tokenize, words
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.offline.answer_form import (
     AnswerForm,
@@ -177,6 +177,21 @@ def _option_of(surface: str, options: Sequence[str]) -> str | None:
     return None
 
 
+_AND = re.compile(r"\s+(?:and|&)\s+")
+
+
+def _joins_a_given_name(surface: str, given: set[str]) -> bool:
+    """"A and B" where A (or B) is a name the question or the anchor already uses: two names, the given one
+    and another, not one answer (the other name is a candidate of its own)."""
+    parts = _AND.split(surface)
+    return len(parts) > 1 and any(set(words(part)) and set(words(part)) <= given for part in parts)
+
+
+def says_lexically(text: str, stems) -> bool:
+    """Does a content word of `text` match one of the relation's stems (RelationMatcher.lexical_scores)?"""
+    return any(t.content and any(stems_match(t.stem, st) for st in stems) for t in tokenize(text))
+
+
 def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: Sequence[str], question: str,
                link_mentions=None, matcher=None, kind: str | None = None,
                weights: Sequence[float] | None = None, form: AnswerForm | None = None,
@@ -208,13 +223,8 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
     asked_stems = {light_stem(w) for w in asked_words - _GLUE}
     supported = " ".join(normalize(t) for t in support if t)
     best: dict[str, Span] = {}
-    analysed: dict[str, object] = {}
-    if prof is not None:
-        # every sentence's words in one embedder call: one call per sentence cost ~40 ms each on a busy machine
-        texts = list(dict.fromkeys((h.text or "")[a:b] for h in passages for a, b in _sentences(h.text or "")))
-        analysed = dict(zip(texts, matcher.analyse_many([(t, ()) for t in texts], whole=False)))
-    for n, hit in enumerate(passages):
-        weight = weights[n] if weights is not None else 1.0 / (n + 1)
+    candidates = []
+    for hit in passages:
         text = hit.text or ""
         if not form.wants_name:
             found = []
@@ -222,7 +232,25 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
             found = list(mentions[hit.passage_id])
         else:
             found = list(link_mentions(text)) if link_mentions is not None else []
-        spans = _candidates(text, form, found)
+        candidates.append(_candidates(text, form, found))
+    analysed: dict[str, object] = {}
+    says: dict[str, float] = {}  # sentence -> how it says what is asked, where its words alone settle it
+    if prof is not None:
+        # the words of every sentence holding a candidate, in one embedder call (one call per sentence cost
+        # ~40 ms each on a busy machine); a sentence without one is never scored, so it is not embedded
+        texts = list(dict.fromkeys((h.text or "")[a:b] for h, spans in zip(passages, candidates)
+                                   for a, b in _sentences(h.text or "")
+                                   if any(sp[0] >= a and sp[1] <= b for sp in spans)))
+        # a sentence holding one of the asked relation's own words says it fully (the matcher's score of
+        # a text is its best word's, and a word of the relation scores 1), whatever its other words
+        # embed to: only the others are embedded
+        says = {t: 1.0 for t in texts if says_lexically(t, prof.stems)}
+        rest = [t for t in texts if t not in says]
+        analysed = dict(zip(rest, matcher.analyse_many([(t, ()) for t in rest], whole=False)))
+    for n, hit in enumerate(passages):
+        weight = weights[n] if weights is not None else 1.0 / (n + 1)
+        text = hit.text or ""
+        spans = candidates[n]
         for s0, e0 in _sentences(text):
             sentence = text[s0:e0]
             inside = [sp for sp in spans if sp[0] >= s0 and sp[1] <= e0]
@@ -230,7 +258,9 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
                 continue
             sent_words = set(words(sentence))
             if prof is not None:
-                said = matcher.expresses(analysed.get(sentence) or matcher.analyse(sentence, whole=False), prof)
+                said = says.get(sentence)
+                if said is None:
+                    said = matcher.expresses(analysed.get(sentence) or matcher.analyse(sentence, whole=False), prof)
             else:
                 # stems, so "directed" in the sentence says "director" of the question
                 sent_stems = {light_stem(w) for w in sent_words}
@@ -247,7 +277,8 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
                 key = normalize(surface)
                 if not key or key in banned:
                     continue
-                if form.kind != "choice" and set(words(surface)) <= question_words | known_words:
+                if form.kind != "choice" and (set(words(surface)) <= question_words | known_words
+                                              or _joins_a_given_name(surface, question_words | known_words)):
                     continue
                 if form.wants_name and not linked and _sentence_opener(text, s, e, s0):
                     continue

@@ -13,7 +13,7 @@ from kgtool.core.types import (
     CandidateFact,
     Plan,
 )
-from kgtool.reason.relmatch import RelationMatcher, RelationProfile, TextAnalysis
+from kgtool.reason.relmatch import RelationMatcher, RelationProfile, TextAnalysis, phrase_core
 
 Mention = tuple[int, int, str, str]  # (start, end, entity_id, surface)
 
@@ -145,7 +145,9 @@ class _Profiles:
             built = self._built[(key, label)] = self._build(key, label)
         return built
 
-    def _build(self, key: str, label: str) -> RelationProfile:
+    def _raw(self, key: str, label: str) -> list[str]:
+        """The phrases a profile of (key, label) is built from: the graph's phrasings, the label first
+        when they do not hold it."""
         phrases: list[str] = []
         if self.graph is not None:
             if key not in self._phrases:
@@ -153,10 +155,54 @@ class _Profiles:
             phrases = self._phrases[key]
         if label and not any(normalise_label(p) == normalise_label(label) for p in phrases):
             phrases = [label, *phrases]
-        return self.matcher.profile(key, phrases or [label or key])
+        return phrases or [label or key]
+
+    def _build(self, key: str, label: str) -> RelationProfile:
+        return self.matcher.profile(key, self._raw(key, label))
+
+    def prefetch(self, facts, lexicon=None) -> None:
+        """Embed the phrasings of every relation of `facts` not profiled yet, in one embedder call.
+
+        Called when a neighbourhood is read: a document store holds thousands of relations read
+        off passages, and building their profiles one by one as the search meets them cost one
+        model call each (a fixed ~30-50 ms on a busy core), most of a text answer's planning.
+        The profiles are then built from the encoder's cache, with the same vectors. With the
+        planner's `lexicon`, the WordNet glosses its phrase scorer reads each relation's label by
+        (kgtool.reason.segmatch, one model call per relation too) join the same call.
+        """
+        todo = [kl for kl in dict.fromkeys((relation_key(f), f.relation) for f in facts) if kl not in self._built]
+        cores, extra = [], []
+        for key, label in todo:
+            raw = list(dict.fromkeys(p for p in self._raw(key, label) if p and p.strip()))
+            mine = [c for c in (phrase_core(p) for p in raw) if c]
+            cores += mine
+            # the profile's label, as RelationMatcher.profile picks it; its glosses as segmatch reads them
+            shown = next((p for p in raw if "{}" not in p), mine[0] if mine else key)
+            if lexicon is not None and shown and len(shown.split()) <= 3:
+                extra += lexicon.glosses(shown, senses=2) or []
+        embed_relations(self.matcher.encoder, self.graph, {key for key, _label in todo}, cores, extra)
 
     def of_fact(self, fact: CandidateFact) -> RelationProfile:
         return self.of(relation_key(fact), fact.relation)
+
+
+def embed_relations(encoder, graph, keys, cores: Sequence[str], extra: Sequence[str] = ()) -> None:
+    """Have `encoder` (a CachedEmbedder) hold a vector for each of the relations' phrase cores
+    (and for the `extra` strings).
+
+    The label vectors ingestion stored for the relations (`graph.relation_vectors`, made by the same
+    model from the same strings) are put in its cache; the rest is embedded in one call.
+    """
+    cores = [c for c in dict.fromkeys([*cores, *extra]) if c and not encoder.cached(c)]
+    stored = getattr(graph, "relation_vectors", None)
+    if cores and stored is not None:
+        found = stored(keys, encoder.name)
+        seeded = [c for c in cores if c in found]
+        if seeded:
+            encoder.put(seeded, [found[c] for c in seeded])
+            cores = [c for c in cores if c not in found]
+    if cores:
+        encoder.encode(cores)
 
 
 def _name_spans(text: str, names: Sequence[str]) -> list[tuple[int, int]]:

@@ -225,6 +225,7 @@ class OfflinePlanner:
         missing = [e for e in dict.fromkeys(entity_ids) if e not in cache]
         if missing:
             cache.update(self.graph.neighborhoods(missing, self.per_group))
+            self.profiles.prefetch([f for e in missing for f in cache.get(e, ())], self.phrases.lexicon)
 
     def _topic_groups(self, question: str, cache: dict[str, list[CandidateFact]]) -> list[list[Mention]]:
         """Mentions with facts, grouped by surface length, longest group first."""

@@ -18,7 +18,13 @@ from typing import Sequence
 from kgtool.core.scope import Scope
 from kgtool.core.text import normalize, tokenize
 from kgtool.core.types import CandidateFact, PassageHit
-from kgtool.reason.agents.offline.common import GraphView, _name_spans, first_per_group, relation_key
+from kgtool.reason.agents.offline.common import (
+    GraphView,
+    _name_spans,
+    embed_relations,
+    first_per_group,
+    relation_key,
+)
 from kgtool.reason.agents.offline.text_reader import locate, passage_entities
 from kgtool.reason.relmatch import phrase_core
 from kgtool.retrieve.passages import lucene_query
@@ -187,8 +193,14 @@ class TextAugmentedView:
             # embedder call each (a document store has thousands of relations read off passages):
             # embedding this level's phrasings in one call first leaves them cache hits
             keys = {relation_key(f): f.relation for pool in out.values() for f in pool}
-            self.links.warm([core for key, label in keys.items()
-                             for core in (phrase_core(p) for p in [label, *self.relation_phrases(key)]) if core])
+            cores = [core for key, label in keys.items()
+                     for core in (phrase_core(p) for p in [label, *self.relation_phrases(key)]) if core]
+            encoder = getattr(self.links.warm, "__self__", None)  # warm is the matcher's encoder.encode
+            if encoder is not None and hasattr(encoder, "put"):
+                # the graph relations' label vectors ingestion stored are read, not embedded again
+                embed_relations(encoder, self, set(keys), cores)
+            else:
+                self.links.warm(cores)
         return out
 
     def link_mentions(self, text: str):
@@ -196,6 +208,10 @@ class TextAugmentedView:
 
     def entity_name(self, entity_id: str) -> str:
         return self.view.entity_name(entity_id)
+
+    def relation_vectors(self, keys, model: str) -> dict:
+        stored = getattr(self.view, "relation_vectors", None)
+        return stored([k for k in keys if not is_text_key(k)], model) if stored is not None else {}
 
     def relation_phrases(self, relation_key: str) -> list[str]:
         if is_text_key(relation_key):
