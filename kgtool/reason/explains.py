@@ -44,6 +44,7 @@ import numpy as np
 
 from kgtool.core.text import content_stems, stems_match
 from kgtool.core.types import CandidateFact
+from kgtool.reason.answer_kind import kind_gap
 from kgtool.reason.question import QuestionReading, Segment, read_question
 from kgtool.reason.relmatch import RelationProfile, phrase_core
 from kgtool.reason.roles import PhraseRole, clause_verb, conflict, evidence_phrasing, relation_role, segment_role
@@ -329,7 +330,14 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     span = topic_span(question, plan, chain, kg.catalog.link_mentions)
     if span is None:
         return []
-    return fact_gaps(kg, planner, question, facts, span)
+    gaps = fact_gaps(kg, planner, question, facts, span)
+    last = chain[-1]
+    if last.fact is not None:
+        wrong_kind = kind_gap(kg.db, kg.catalog.relation_vocabulary(), read_question(question, span).answer_type,
+                              _key(last.fact), last.answer or "", last.answer_id)
+        if wrong_kind:
+            gaps.append(wrong_kind)
+    return gaps
 
 
 def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: tuple[int, int]) -> list[str]:

@@ -1,0 +1,57 @@
+"""Is the answer of the kind the question asks for? Read from the graph's own relations.
+
+"What currency is used where X was born?" asks for a currency. A chain that stops at the birthplace
+explains "born" and names a place; the reading check sees no relation phrase left over, because
+"currency" is the question word's noun (the answer's type), not a relation phrase. Most graphs carry no
+types, but many name a relation after a kind ("currency", "country", "continent"): the things that
+are a currency are the objects of `currency` facts. So when the graph has a relation whose label is
+the type word itself, an answer is of that kind only if some fact of a relation naming the word ends at
+it (or the chain's last relation names it: "country of citizenship" for "which country"). A graph
+without such a relation says nothing, and the check is silent.
+
+A time ("when", "what year", "which date") is a literal: an answer without a digit in it is not one.
+"""
+from __future__ import annotations
+
+from kgtool.core.text import normalise_label
+
+# the question word's nouns that ask for a point in time: its answer is written with digits
+TIME_KINDS = frozenset({"time", "year", "date"})
+
+
+def _words(label: str) -> list[str]:
+    return normalise_label(label.replace("_", " ")).split()
+
+
+def relations_of_kind(vocabulary: dict[str, list[str]], kind: str) -> list[str] | None:
+    """Keys of the relations whose label has the kind's word in it, or None when no relation's
+    label IS the word (the graph names no relation after this kind: nothing to check against)."""
+    word = normalise_label(kind)
+    if " " in word:
+        return None
+    named, exact = [], False
+    for key, phrases in vocabulary.items():
+        label_words = _words(phrases[0] if phrases else key)
+        if word in label_words:
+            named.append(key)
+            exact = exact or label_words == [word]
+    return named if exact else None
+
+
+def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relation_key: str,
+             answer: str, answer_id: str | None) -> str | None:
+    """Why the answer is not of the asked kind, or None when it is (or the graph cannot tell)."""
+    if not kind or not answer:
+        return None
+    if kind in TIME_KINDS:
+        return None if any(ch.isdigit() for ch in answer) else f"the question asks for a {kind}; {answer!r} is not one"
+    keys = relations_of_kind(vocabulary, kind)
+    if not keys or last_relation_key in keys or answer_id is None:
+        return None
+    rows = db.read("graph/object_of_relations", entity_id=answer_id, keys=keys)
+    if rows and rows[0]["found"]:
+        return None
+    return f"the question asks for a {kind}; no {kind} fact of the graph ends at {answer!r}"
+
+
+__all__ = ["TIME_KINDS", "kind_gap", "relations_of_kind"]

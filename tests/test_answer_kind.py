@@ -1,0 +1,85 @@
+"""The answer's kind, read from the graph's own relations (kgtool.reason.answer_kind), and the status
+rule that uses it: an answer of another kind than the question asks for is not `answered`.
+Invented graph; real Neo4j."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kgtool.core.text import relation_key
+from kgtool.reason.answer_kind import kind_gap, relations_of_kind
+
+FACTS = [
+    ("Mira Oltbek", "place_of_birth", "Corvel"),
+    ("Corvel", "country", "Dastmark"),
+    ("Dastmark", "currency", "dast pound"),
+    ("Tolbek Mills", "founded_by", "Mira Oltbek"),
+    ("Mira Oltbek", "country_of_citizenship", "Wendmoor"),
+]
+METHODS = ("care", "c2rag", "reagent", "safe", "vog")
+
+
+@pytest.fixture
+def kind_kg(kg, tmp_path):
+    path = tmp_path / "kg.jsonl"
+    path.write_text("".join(json.dumps({"head": h, "relation": r, "tail": t}) + "\n" for h, r, t in FACTS))
+    kg.ingest_facts(path)
+    return kg
+
+
+def entity_id(kg, name: str) -> str:
+    rows = kg.query("MATCH (e:Entity {name: $name}) RETURN e.id AS id", {"name": name})[1]
+    assert len(rows) == 1, name
+    return rows[0]["id"]
+
+
+def test_an_answer_no_fact_of_the_named_kind_ends_at_is_not_of_that_kind(kind_kg):
+    kg = kind_kg
+    vocabulary = kg.catalog.relation_vocabulary()
+    born = relation_key("place of birth")
+    gap = kind_gap(kg.db, vocabulary, "currency", born, "Corvel", entity_id(kg, "Corvel"))
+    assert gap is not None and "currency" in gap and "Corvel" in gap
+    currency = relation_key("currency")
+    assert kind_gap(kg.db, vocabulary, "currency", currency, "dast pound", entity_id(kg, "dast pound")) is None
+    # reached over another relation, the currency is still the object of a currency fact
+    assert kind_gap(kg.db, vocabulary, "currency", born, "dast pound", entity_id(kg, "dast pound")) is None
+
+
+def test_the_last_relation_naming_the_kind_is_enough(kind_kg):
+    kg = kind_kg
+    vocabulary = kg.catalog.relation_vocabulary()
+    # Wendmoor is the object of no `country` fact, but the chain reached it over "country of citizenship"
+    citizenship = relation_key("country of citizenship")
+    assert citizenship in relations_of_kind(vocabulary, "country")
+    assert kind_gap(kg.db, vocabulary, "country", citizenship, "Wendmoor", entity_id(kg, "Wendmoor")) is None
+    assert kind_gap(kg.db, vocabulary, "country", relation_key("place of birth"), "Corvel",
+                    entity_id(kg, "Corvel")) is not None
+
+
+def test_a_graph_that_names_no_relation_after_the_kind_says_nothing():
+    vocabulary = {"rel:official currency": ["official currency"], "rel:capital": ["capital"]}
+    assert relations_of_kind(vocabulary, "currency") is None  # no relation IS "currency"
+    assert relations_of_kind(vocabulary, "city") is None
+    assert kind_gap(None, vocabulary, "city", "rel:capital", "Corvel", "e1") is None  # no read is made
+
+
+def test_a_time_is_written_with_digits():
+    assert kind_gap(None, {}, "year", "rel:founded by", "Mira Oltbek", "e1") is not None
+    assert kind_gap(None, {}, "year", "rel:inception", "1887", "e2") is None
+    assert kind_gap(None, {}, "time", "rel:date of birth", "12 May 1901", "e3") is None
+
+
+def test_no_method_answers_a_year_with_a_founder(kind_kg):
+    # the graph knows who founded the mill, not when: "founded" reads the founder's relation well
+    for method in METHODS:
+        got = kind_kg.answer("In what year was Tolbek Mills founded?", method=method, agents="offline")
+        assert got.status != "answered", (method, got.answer, got.reason)
+
+
+def test_a_chain_that_stops_at_the_birthplace_does_not_answer_a_currency(kind_kg):
+    got = kind_kg.answer("What currency is used where Mira Oltbek was born?", method="care", agents="offline")
+    assert got.status == "answered" and got.answer == "dast pound" or got.status != "answered", \
+        (got.answer, got.status, got.reason)
+    if got.answer == "Corvel":
+        assert "currency" in (got.reason or "")
