@@ -196,3 +196,18 @@ def test_names_holding_different_numbers_stay_apart_and_dates_written_otherwise_
     assert merged([view("Q1", "2017 World Judo Championships", qid="Q1"),
                    view("name:2018 world judo championships", "2018 World Judo Championships")], "fuzzy") == set()
     assert guard(view("name:april 16, 1944", "April 16, 1944"), view("name:16 april 1944", "16 April 1944")) is None
+
+
+def test_a_regnal_numeral_or_generational_suffix_keeps_two_bearers_of_a_name_apart():
+    # invented names: the fuzzy score of each pair is over the bar, the numeral is what tells them apart
+    for plain, numbered in [("Ilsabet of Varrow", "Ilsabet of Varrow III"), ("Tomas Quillan", "Tomas Quillan Jr."),
+                            ("Odric Fenn II", "Odric Fenn III")]:
+        assert "numbers" in guard(view(f"name:{plain.lower()}", plain), view(f"name:{numbered.lower()}", numbered))
+        assert merged([view(f"name:{plain.lower()}", plain), view(f"name:{numbered.lower()}", numbered)],
+                      "fuzzy") == set()
+    # the same numeral written two ways, or the same suffix, is no difference
+    assert guard(view("name:odric fenn viii", "Odric Fenn VIII"), view("name:odric fenn 8", "Odric Fenn 8")) is None
+    assert guard(view("name:tomas quillan jr", "Tomas Quillan Jr"), view("name:tomas quillan junior",
+                                                                         "Tomas Quillan Junior")) is None
+    # a lone letter is not taken for a numeral
+    assert guard(view("name:jorel v mara", "Jorel v Mara"), view("name:jorel vs mara", "Jorel vs Mara")) is None

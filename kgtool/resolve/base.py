@@ -139,7 +139,7 @@ def guard(a: EntityView, b: EntityView) -> str | None:
         if any(link.other_id == view.id for link in view.links):
             return f"{view.name!r} has a fact about itself (two things under one name?)"
     da, db = _numbers(a.name), _numbers(b.name)
-    if da and db and da != db:
+    if da != db and ((da and db) or _ordinal(a.name) or _ordinal(b.name)):
         return f"different numbers in the names ({a.name!r}, {b.name!r})"
     if a.kind and b.kind and _kind_family(a.kind) != _kind_family(b.kind):
         return f"different kinds ({a.kind}, {b.kind})"
@@ -165,10 +165,39 @@ def guard(a: EntityView, b: EntityView) -> str | None:
 _NUMBER = re.compile(r"[0-9]+")
 
 
+# a regnal or generational numeral of two letters or more ("II", "XIV"; a lone "I", "V" or "X" is as
+# often a word or a letter), and the generational suffixes written in words
+_ROMAN = re.compile(r"(?=[ivx]{2,}$)(x{0,3})(ix|iv|v?i{0,3})")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10}
+_GENERATIONS = {"jr": "jr", "junior": "jr", "sr": "sr", "senior": "sr"}
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _roman(token: str) -> int | None:
+    if not _ROMAN.fullmatch(token):
+        return None
+    values = [_ROMAN_VALUES[c] for c in token]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+
+
 def _numbers(name: str) -> tuple[str, ...]:
     """The numbers a name holds, in any order ("August 6, 1945" -> 1945, 6): dates and editions
-    written differently agree on them; "August 1945" or the 2018 championships do not."""
-    return tuple(sorted(n.lstrip("0") or "0" for n in _NUMBER.findall(name or "")))
+    written differently agree on them; "August 1945" or the 2018 championships do not. A regnal
+    numeral counts as its number ("Henry VIII" and "Henry 8" agree) and "Jr."/"Sr." as themselves."""
+    found = [n.lstrip("0") or "0" for n in _NUMBER.findall(name or "")]
+    for token in _WORD.findall((name or "").lower()):
+        value = _roman(token)
+        if value is not None:
+            found.append(str(value))
+        elif token in _GENERATIONS:
+            found.append(_GENERATIONS[token])
+    return tuple(sorted(found))
+
+
+def _ordinal(name: str) -> bool:
+    """The name tells one bearer of a name from another by a numeral or suffix: "Anna of Brey III" is
+    not "Anna of Brey", though a name with a plain number may be written without it ("August 1945")."""
+    return any(_roman(t) is not None or t in _GENERATIONS for t in _WORD.findall((name or "").lower()))
 
 
 # a quoted title and a capitalised name are both names to the document parser (kgtool.ingest.doc_extract)
