@@ -66,6 +66,7 @@ class ReadingGaps:
     unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
+    weak_answer: str | None = None  # the relation of the last hop, when no phrase explains it
 
     def reasons(self) -> list[str]:
         out = []
@@ -81,6 +82,8 @@ class ReadingGaps:
                        " the question does not name")
         for hop, relation in self.repeated:
             out.append(f"hop {hop} takes {relation!r} again, more often than the question names it")
+        if self.weak_answer is not None:
+            out.append(f"no phrase of the question asks for the last hop's {self.weak_answer!r}")
         return out
 
 
@@ -197,7 +200,30 @@ class ReadingCheck:
             if (seg.text, label) not in gaps.reversed and max(fits[s][h] for s in segments) < self.explains:
                 gaps.reversed.append((seg.text, label))
         gaps.repeated = self._repeated(hops, fits, [s for s in segments if not s.optional])
+        gaps.weak_answer = self._weak_answer(reading, segments, texts, facts, hops, fits, list(extra.values()))
         return gaps
+
+    def _weak_answer(self, reading, segments, texts, facts, hops, fits, extra) -> str | None:
+        """The last hop gives the answer, so some phrase must explain it at the bar: a hop skipped on the
+        way may be named faintly (questions elide links), but the answer's own relation is what the question
+        asks for. A frame that is only a verb ("where did ... die", "what does ... do for a living") fits a
+        neighbour of the asked relation ("cause of death", "religion") below the bar, and the frame is not
+        required on its own, so no other check sees that the answer is of another relation. The frame is
+        read with the answer's type the question word gives ("where": a place), which it stands for."""
+        last = len(hops) - 1
+        if facts[last].fact_id.startswith(PASSAGE_HOP):
+            return None
+        if max([fits[s][last] for s in segments] + [f[last] for f in extra]) >= self.explains:
+            return None
+        kind = reading.answer_type
+        prof, factor = hops[last]
+        # a fit the role check took away (0.0) stays away: the type does not turn a relation round
+        framed = [f"{kind} {texts[s]}" for s in segments if (s.soft or s is segments[-1]) and fits[s][last] > 0.0]
+        if kind and framed:
+            self.scorer.prepare([(t, True) for t in framed])
+            if max(factor * self.scorer.score(t, prof) for t in framed) >= self.explains:
+                return None
+        return prof.label or prof.key
 
     def _clause_verbs(self, reading, segments, hops, fits, gaps: ReadingGaps) -> dict[str, list[float]]:
         """The verbs said with their object in one phrase that name a relation of the graph on their
