@@ -302,3 +302,20 @@ def test_the_answer_hop_needs_a_phrase_that_explains_it(life_check):
     # a hop skipped on the way may still be named faintly; only the answer's own hop needs the bar
     q = "What is the religion of Pell Arden's spouse?"
     assert life_check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "religion")]).reasons() == []
+
+
+def test_a_phrase_spent_on_its_own_hop_does_not_name_a_skipped_link(scorer, matcher):  # noqa: F811
+    """'coaches' explains the head-coach hop; that it also faintly resembles 'doctoral advisor' does not let
+    the chain leave the topic through a student the question never mentions (the graph lacks the team)."""
+    relations = {"rel:doctoral advisor": ["doctoral advisor"], "rel:plays for": ["plays for"],
+                 "rel:head coach": ["head coach"]}
+
+    def profile(key, label):
+        return matcher.profile(key, relations.get(key, [label]))
+
+    check = ReadingCheck(scorer, profile, RelationVocabulary(relations, matcher.encoder))
+    q = "Who coaches the team Pell Arden plays for?"
+    assert check.check(reading(q, "Pell Arden"), [hop(1, "plays for"), hop(2, "head coach")]).reasons() == []
+    gaps = check.check(reading(q, "Pell Arden"), [hop(1, "doctoral advisor", "in"), hop(2, "plays for"),
+                                                  hop(3, "head coach")])
+    assert gaps.unnamed_hops == [1], gaps
