@@ -100,3 +100,14 @@ def test_the_graph_says_which_facts_are_settled_values(kg, tmp_path):
     for contested in [("Tamsin Rook", "Halvard Mills"), ("Tamsin Rook", "Peregrine Glassworks"),
                       ("Ivo Marsh", "Dunmore Press"), ("Ivo Marsh", "Kestrel Foundry")]:
         assert contested in ids and contested not in found
+
+
+def test_a_lowercase_fact_files_settled_chain_is_answered(kg, tmp_path):
+    """A fact file written as lowercase tokens ("orla_venn child bram_venn"): the span reader finds no name
+    in its evidence sentences, which then says nothing against the binding the graph settled."""
+    path = tmp_path / "family.txt"
+    path.write_text("".join(f"{line.lower().replace(' ', '_')}\n" for line in FAMILY.splitlines()))
+    kg.ingest_facts(path, format="tsv")
+    result = kg.answer("country of citizenship of child of orla_venn ?", method="c2rag", agents="offline")
+    assert [k["state"] for k in kg.trace(result.run_id)["constraints"]] == ["resolved", "resolved"]
+    assert result.answer in ("tarsland", "merevia") and result.status == "answered", result

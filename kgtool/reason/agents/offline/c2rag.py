@@ -221,7 +221,9 @@ class OfflineReader:
                                link_mentions=self.catalog.link_mentions, matcher=self.matcher,
                                weights=[1.0] * len(hits), form=form)
             said = {normalize(sp.text) for sp in spans[:_SUPPORT_TOP]}
-            if normalize(shape_answer(target_binding, form)) not in said:
+            # evidence in which the span reader finds no answer at all ("x gender male.", a fact file's
+            # lowercase triple) puts nothing forward against the binding: it stands, as with no evidence
+            if spans and normalize(shape_answer(target_binding, form)) not in said:
                 return None
         return shape_answer(target_binding, form)
 
