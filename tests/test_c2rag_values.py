@@ -111,3 +111,13 @@ def test_a_lowercase_fact_files_settled_chain_is_answered(kg, tmp_path):
     result = kg.answer("country of citizenship of child of orla_venn ?", method="c2rag", agents="offline")
     assert [k["state"] for k in kg.trace(result.run_id)["constraints"]] == ["resolved", "resolved"]
     assert result.answer in ("tarsland", "merevia") and result.status == "answered", result
+
+
+def test_an_alternative_question_about_one_entity_is_answered_by_its_chain(kg, tmp_path):
+    """'Is X's child a man or a woman?' reads as a yes/no question, but it names one entity: the planner
+    follows the chain, and the chain's value answers it (not a 'no' compared from one block)."""
+    path = tmp_path / "genders.tsv"
+    path.write_text("Orla Venn\tchild\tBram Venn\nBram Venn\tgender\tmale\nOrla Venn\tgender\tfemale\n")
+    kg.ingest_facts(path)
+    result = kg.answer("Is Orla Venn's child a man or a woman?", method="c2rag", agents="offline")
+    assert result.answer == "male", result

@@ -205,7 +205,9 @@ class OfflineReader:
         """
         form = answer_form(question)
         if form.kind in ("yesno", "choice"):
-            return compare_answer(question, form, blocks)
+            if not self._alternative_of_one(question, form):
+                return compare_answer(question, form, blocks)
+            form = AnswerForm("entity")  # "is X's husband a man or a woman?": the chain's value is the answer
         texts = list(dict.fromkeys(e for b in blocks for e in b.evidence if e))
         if not target_binding or _fragment(target_binding) and not _written_as_name(target_binding, texts):
             return None
@@ -226,6 +228,13 @@ class OfflineReader:
             if spans and normalize(shape_answer(target_binding, form)) not in said:
                 return None
         return shape_answer(target_binding, form)
+
+
+    def _alternative_of_one(self, question: str, form: AnswerForm) -> bool:
+        """A question that offers alternatives ("... a man or a woman?") about one entity of the graph: the
+        planner followed a chain (it compares only two or more named entities), whose value answers it."""
+        return form.kind == "yesno" and " or " in f" {question.lower()} " and \
+            len(named_in(question, self.catalog.link_mentions)) < 2
 
 
 # how far down the evidence's span ranking the binding may sit and still be what the evidence answers
