@@ -319,3 +319,19 @@ def test_a_phrase_spent_on_its_own_hop_does_not_name_a_skipped_link(scorer, matc
     gaps = check.check(reading(q, "Pell Arden"), [hop(1, "doctoral advisor", "in"), hop(2, "plays for"),
                                                   hop(3, "head coach")])
     assert gaps.unnamed_hops == [1], gaps
+
+
+def test_a_near_synonym_gives_way_to_the_relation_a_phrase_names_outright(scorer, matcher):  # noqa: F811
+    """'ethnicity' fits 'nationality' closely (WordNet, embeddings); when the graph has an 'ethnicity'
+    relation, a chain through the nationality answers another question (the entity lacks the one asked)."""
+    relations = {"rel:spouse": ["spouse"], "rel:nationality": ["nationality"], "rel:ethnicity": ["ethnicity"]}
+
+    def profile(key, label):
+        return matcher.profile(key, relations.get(key, [label]))
+
+    check = ReadingCheck(scorer, profile, RelationVocabulary(relations, matcher.encoder))
+    q = "What is the ethnicity of Pell Arden's spouse?"
+    assert check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "ethnicity")]).reasons() == []
+    gaps = check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "nationality")])
+    assert gaps.named_elsewhere == [("ethnicity", "ethnicity")] or gaps.unexplained == ["ethnicity"], gaps
+    assert gaps.reasons()

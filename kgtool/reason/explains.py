@@ -58,6 +58,7 @@ NAMES_NOTHING = 0.05  # a hop fitting every phrase below this is a link the ques
 REVERSE_FACTOR = 0.75  # a relation read against its direction (Thresholds.reverse_factor)
 PASSAGE_HOP = "passage-step:"  # the fact id of a hop a passage answered (it has no fact)
 CANDIDATES = 6  # relations of the vocabulary scored in full per phrase, by embedding similarity
+EXACT = 0.999  # the fit of a phrase to the relation it names outright (its label, a phrasing of it)
 
 
 @dataclass
@@ -342,13 +343,16 @@ class ReadingCheck:
 
     def _named_instead(self, text: str, fit: float, taken: set[str]) -> str | None:
         """The label of a relation of the graph the phrase names clearly better than `fit`, if any."""
-        if self.vocabulary is None or fit >= 1.0 - self.margin:
+        if self.vocabulary is None or fit >= EXACT:
             return None
+        # a near fit (a synonym's, 0.9 and up) still gives way to a relation the phrase names outright:
+        # "ethnicity" fits "nationality" closely, but the graph has an "ethnicity" relation
+        better = fit + self.margin if fit < 1.0 - self.margin else EXACT
         vectors = self.scorer.vectors(text)
         for key in self.vocabulary.candidates(text, vectors):
             phrases = self.vocabulary.phrases.get(key) or [key]
             prof = self.profile_of(key, phrases[0])
-            if self.scorer.score(text, prof) > fit + self.margin:
+            if self.scorer.score(text, prof) >= better:
                 return prof.label or key
         return None
 
