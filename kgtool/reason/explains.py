@@ -26,8 +26,8 @@ keeps its full fit. It reports these gaps:
 - a hop whose relation shares nothing with any phrase of the question (below
   `names_nothing`): a link the question never names ("Who employs X?" answered
   with X's mother's employer), and a hop past the furthest hop the phrases reach
-  (a chain that goes on after the question's answer), and a hop only named faintly by phrases
-  that each explain another hop (a phrase is explained once);
+  (a chain that goes on after the question's answer), and a skipped hop named faintly only by
+  phrases spent on hops other than the one it leads to (a phrase is explained once);
 
 Phrases of the question's frame that may only be a verb for the phrase before them
 (`Segment.soft`) and answer-type hints (`Segment.optional`) are not required, but
@@ -291,13 +291,24 @@ class ReadingCheck:
                 if h > last or max(fits[s][h] for s in segments) < self.names_nothing or self._spent(h, segments, fits)]
 
     def _spent(self, h: int, segments, fits) -> bool:
-        """Hop h is explained by no phrase, and every phrase that names it faintly already explains another
-        hop: each phrase is explained once, so a phrase spent on its own hop cannot also name a skipped link
-        ("who coaches the team X plays for" answered through X's student, whom "coaches" faintly resembles)."""
+        """Hop h is explained by no phrase, and every phrase that names it faintly is spent on a later hop
+        other than the next one: a skipped link belongs to the phrase of the hop it leads to ("the sport played
+        by X": X's position, then its sport), and a phrase is explained once, so a phrase spent elsewhere
+        cannot also name it ("who coaches the team X plays for" answered through X's student, whom
+        "coaches", the last hop's phrase, faintly resembles)."""
         namers = [s for s in segments if fits[s][h] >= self.names_nothing]
         if not namers or any(fits[s][h] >= self.explains for s in segments):
             return False
-        return all(any(fits[s][k] >= self.explains for k in range(len(fits[s])) if k != h) for s in namers)
+        n_hops = len(fits[namers[0]])
+        following = next((k for k in range(h + 1, n_hops) if any(fits[s][k] >= self.explains for s in segments)), None)
+
+        def spent(s) -> bool:
+            # a phrase spent on an earlier hop may still run on into this one (the reader joins phrases:
+            # "the country that X's position is associated with"); spent on a later hop, it is that hop's
+            used = [k for k in range(n_hops) if k != h and fits[s][k] >= self.explains]
+            return following not in used and any(k > h for k in used)
+
+        return all(spent(s) for s in namers)
 
     def _against_roles(self, reading, segments, facts, hops, fits) -> dict[Segment, tuple[str, int]]:
         """Takes away a hop's fit to a phrase that gives the answer another role than the hop does

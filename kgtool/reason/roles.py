@@ -301,9 +301,9 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str) -> bool
         # a noun of the question's verb: "employer" is who employs, "employee" who is employed
         kind = relation.noun_kind or AGENT
         rel = kind if answer_is_tail else (PATIENT if kind == AGENT else AGENT)
-    if phrase.adverbial and rel == AGENT and (_shares(phrase.verb, relation.verb) or not relation.verb):
-        # "where was X founded" asks where it happened; "X founded by Y" (or its noun, "founder") makes
-        # Y the one who did it (a noun gets its role here only when it shares the question's verb)
+    if phrase.adverbial and rel == AGENT and _shares(phrase.verb, relation.verb):
+        # "where was X founded" asks where it happened; "X (was) founded by Y" makes Y the one who did it.
+        # Only a relation's own verb says so: a reader's clause may take a noun for its verb
         return True
     asked = phrase.answer
     if phrase.noun and phrase.noun_kind and relation.verb and _shares(phrase.noun, relation.verb) and \
