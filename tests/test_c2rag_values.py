@@ -121,3 +121,6 @@ def test_an_alternative_question_about_one_entity_is_answered_by_its_chain(kg, t
     kg.ingest_facts(path)
     result = kg.answer("Is Orla Venn's child a man or a woman?", method="c2rag", agents="offline")
     assert result.answer == "male", result
+    # a request in yes/no form ("Can you name ...?") about one entity asks for the chain's value too
+    result = kg.answer("Can you name Orla Venn's child?", method="c2rag", agents="offline")
+    assert result.answer == "Bram Venn", result

@@ -49,6 +49,7 @@ from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.agents.offline.text_reader import TextReader, named_in
 from kgtool.reason.agents.offline.common import relation_key
+from kgtool.reason.question import IMPERATIVES
 
 
 def _variants(label: str, phrases: Sequence[str], m: int) -> list[str]:
@@ -231,10 +232,12 @@ class OfflineReader:
 
 
     def _alternative_of_one(self, question: str, form: AnswerForm) -> bool:
-        """A question that offers alternatives ("... a man or a woman?") about one entity of the graph: the
-        planner followed a chain (it compares only two or more named entities), whose value answers it."""
-        return form.kind == "yesno" and " or " in f" {question.lower()} " and \
-            len(named_in(question, self.catalog.link_mentions)) < 2
+        """A question in yes/no form that asks for a value about one entity of the graph: it offers
+        alternatives ("... a man or a woman?") or is a request ("Can you name X's coach?"). The planner
+        followed a chain (it compares only two or more named entities), whose value answers it."""
+        low = words(question.lower())
+        asks = " or " in f" {question.lower()} " or any(w in IMPERATIVES for w in low[:3])
+        return form.kind == "yesno" and asks and len(named_in(question, self.catalog.link_mentions)) < 2
 
 
 # how far down the evidence's span ranking the binding may sit and still be what the evidence answers
