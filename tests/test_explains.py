@@ -269,6 +269,9 @@ def test_where_or_when_asks_for_a_place_or_time_not_the_doer(role_check):
     assert gaps.reversed == [("Where was founded", "founded by")], gaps
     q = "When was Quillon Works founded?"
     assert role_check.check(reading(q, "Quillon Works"), [hop(1, "founded by")]).reasons()
+    # a noun label with no sentence of its own: the doer's noun of the same verb says the same
+    q = "Where was Quillon Works founded?"
+    assert role_check.check(reading(q, "Quillon Works"), [hop(1, "founder")]).reasons()
     # the founder asked for by name is still the doer: no gap
     q = "Who founded Quillon Works?"
     assert role_check.check(reading(q, "Quillon Works"), [hop(1, "founded by")]).reversed == []
