@@ -255,3 +255,86 @@ def test_a_noun_that_names_the_relation_says_who_its_answer_is(role_check):
     q = "Where was the founder associated with Quillon Works born?"
     chain = [hop(1, "founded by"), hop(2, "born in")]
     assert role_check.check(reading(q, "Quillon Works"), chain).reversed == []
+
+
+def test_where_or_when_asks_for_a_place_or_time_not_the_doer(role_check):
+    """'Where was X founded?' is near 'founded by' in meaning, but 'X founded by Y' makes Y the founder,
+    the doer of the verb the question asks where about: a graph without the place has no answer."""
+    from kgtool.reason.roles import OBLIQUE
+
+    q = "Where was Quillon Works founded?"
+    role = role_of(q, "Quillon Works")
+    assert role.answer == OBLIQUE and role.adverbial
+    gaps = role_check.check(reading(q, "Quillon Works"), [hop(1, "founded by")])
+    assert gaps.reversed == [("Where was founded", "founded by")], gaps
+    q = "When was Quillon Works founded?"
+    assert role_check.check(reading(q, "Quillon Works"), [hop(1, "founded by")]).reasons()
+    # a noun label with no sentence of its own: the doer's noun of the same verb says the same
+    q = "Where was Quillon Works founded?"
+    assert role_check.check(reading(q, "Quillon Works"), [hop(1, "founder")]).reasons()
+    # the founder asked for by name is still the doer: no gap
+    q = "Who founded Quillon Works?"
+    assert role_check.check(reading(q, "Quillon Works"), [hop(1, "founded by")]).reversed == []
+    assert role_check.check(reading("Where was Pell Arden born?", "Pell Arden"), [hop(1, "born in")]).reasons() == []
+
+
+LIFE_RELATIONS = {"rel:spouse": ["spouse"], "rel:cause of death": ["cause of death"],
+                  "rel:place of death": ["place of death"], "rel:religion": ["religion"],
+                  "rel:profession": ["profession"]}
+
+
+@pytest.fixture
+def life_check(scorer, matcher):  # noqa: F811
+    def profile(key, label):
+        return matcher.profile(key, LIFE_RELATIONS.get(key, [label]))
+
+    return ReadingCheck(scorer, profile, RelationVocabulary(LIFE_RELATIONS, matcher.encoder))
+
+
+def test_the_answer_hop_needs_a_phrase_that_explains_it(life_check):
+    """A frame that is only a verb ('where did ... die') is not required on its own, so a last hop of a
+    neighbouring relation ('cause of death' for where someone died) passed as long as the frame named it
+    faintly; the answer's relation must be explained at the bar."""
+    q = "Where did Pell Arden's spouse die?"
+    gaps = life_check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "cause of death")])
+    assert gaps.weak_answer == "cause of death" and gaps.reasons(), gaps
+    # the frame is only "die"; with the answer's type the question gives ("where": a place) it asks for the place
+    assert life_check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "place of death")]).reasons() == []
+    q = "What does Pell Arden's spouse do for a living?"
+    assert life_check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "religion")]).weak_answer == "religion"
+    # a hop skipped on the way may still be named faintly; only the answer's own hop needs the bar
+    q = "What is the religion of Pell Arden's spouse?"
+    assert life_check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "religion")]).reasons() == []
+
+
+def test_a_phrase_spent_on_its_own_hop_does_not_name_a_skipped_link(scorer, matcher):  # noqa: F811
+    """'coaches' explains the head-coach hop; that it also faintly resembles 'doctoral advisor' does not let
+    the chain leave the topic through a student the question never mentions (the graph lacks the team)."""
+    relations = {"rel:doctoral advisor": ["doctoral advisor"], "rel:plays for": ["plays for"],
+                 "rel:head coach": ["head coach"]}
+
+    def profile(key, label):
+        return matcher.profile(key, relations.get(key, [label]))
+
+    check = ReadingCheck(scorer, profile, RelationVocabulary(relations, matcher.encoder))
+    q = "Who coaches the team Pell Arden plays for?"
+    assert check.check(reading(q, "Pell Arden"), [hop(1, "plays for"), hop(2, "head coach")]).reasons() == []
+    gaps = check.check(reading(q, "Pell Arden"), [hop(1, "doctoral advisor", "in"), hop(2, "plays for"),
+                                                  hop(3, "head coach")])
+    assert gaps.unnamed_hops == [1], gaps
+
+
+def test_a_near_synonym_gives_way_to_the_relation_a_phrase_names_outright(scorer, matcher):  # noqa: F811
+    """'ethnicity' fits 'nationality' closely (WordNet, embeddings); when the graph has an 'ethnicity'
+    relation, a chain through the nationality answers another question (the entity lacks the one asked)."""
+    relations = {"rel:spouse": ["spouse"], "rel:nationality": ["nationality"], "rel:ethnicity": ["ethnicity"]}
+
+    def profile(key, label):
+        return matcher.profile(key, relations.get(key, [label]))
+
+    check = ReadingCheck(scorer, profile, RelationVocabulary(relations, matcher.encoder))
+    q = "What is the ethnicity of Pell Arden's spouse?"
+    assert check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "ethnicity")]).reasons() == []
+    gaps = check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "nationality")])
+    assert gaps.named_elsewhere == [("ethnicity", "ethnicity")] or gaps.unexplained == ["ethnicity"], gaps
+    assert gaps.reasons()

@@ -26,7 +26,8 @@ keeps its full fit. It reports these gaps:
 - a hop whose relation shares nothing with any phrase of the question (below
   `names_nothing`): a link the question never names ("Who employs X?" answered
   with X's mother's employer), and a hop past the furthest hop the phrases reach
-  (a chain that goes on after the question's answer).
+  (a chain that goes on after the question's answer), and a skipped hop named faintly only by
+  phrases spent on hops other than the one it leads to (a phrase is explained once);
 
 Phrases of the question's frame that may only be a verb for the phrase before them
 (`Segment.soft`) and answer-type hints (`Segment.optional`) are not required, but
@@ -58,6 +59,7 @@ NAMES_NOTHING = 0.05  # a hop fitting every phrase below this is a link the ques
 REVERSE_FACTOR = 0.75  # a relation read against its direction (Thresholds.reverse_factor)
 PASSAGE_HOP = "passage-step:"  # the fact id of a hop a passage answered (it has no fact)
 CANDIDATES = 6  # relations of the vocabulary scored in full per phrase, by embedding similarity
+EXACT = 0.999  # the fit of a phrase to the relation it names outright (its label, a phrasing of it)
 
 
 @dataclass
@@ -67,6 +69,7 @@ class ReadingGaps:
     unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
+    weak_answer: str | None = None  # the relation of the last hop, when no phrase explains it
 
     def reasons(self) -> list[str]:
         out = []
@@ -82,6 +85,8 @@ class ReadingGaps:
                        " the question does not name")
         for hop, relation in self.repeated:
             out.append(f"hop {hop} takes {relation!r} again, more often than the question names it")
+        if self.weak_answer is not None:
+            out.append(f"no phrase of the question asks for the last hop's {self.weak_answer!r}")
         return out
 
 
@@ -198,7 +203,30 @@ class ReadingCheck:
             if (seg.text, label) not in gaps.reversed and max(fits[s][h] for s in segments) < self.explains:
                 gaps.reversed.append((seg.text, label))
         gaps.repeated = self._repeated(hops, fits, [s for s in segments if not s.optional])
+        gaps.weak_answer = self._weak_answer(reading, segments, texts, facts, hops, fits, list(extra.values()))
         return gaps
+
+    def _weak_answer(self, reading, segments, texts, facts, hops, fits, extra) -> str | None:
+        """The last hop gives the answer, so some phrase must explain it at the bar: a hop skipped on the
+        way may be named faintly (questions elide links), but the answer's own relation is what the question
+        asks for. A frame that is only a verb ("where did ... die", "what does ... do for a living") fits a
+        neighbour of the asked relation ("cause of death", "religion") below the bar, and the frame is not
+        required on its own, so no other check sees that the answer is of another relation. The frame is
+        read with the answer's type the question word gives ("where": a place), which it stands for."""
+        last = len(hops) - 1
+        if facts[last].fact_id.startswith(PASSAGE_HOP):
+            return None
+        if max([fits[s][last] for s in segments] + [f[last] for f in extra]) >= self.explains:
+            return None
+        kind = reading.answer_type
+        prof, factor = hops[last]
+        # a fit the role check took away (0.0) stays away: the type does not turn a relation round
+        framed = [f"{kind} {texts[s]}" for s in segments if (s.soft or s is segments[-1]) and fits[s][last] > 0.0]
+        if kind and framed:
+            self.scorer.prepare([(t, True) for t in framed])
+            if max(factor * self.scorer.score(t, prof) for t in framed) >= self.explains:
+                return None
+        return prof.label or prof.key
 
     def _clause_verbs(self, reading, segments, hops, fits, gaps: ReadingGaps) -> dict[str, list[float]]:
         """The verbs said with their object in one phrase that name a relation of the graph on their
@@ -261,7 +289,27 @@ class ReadingCheck:
         reached += [h for h in range(n_hops) if any(fits[s][h] >= self.explains for s in segments)]
         last = max(reached, default=n_hops - 1)
         return [h + 1 for h in range(n_hops)
-                if h > last or max(fits[s][h] for s in segments) < self.names_nothing]
+                if h > last or max(fits[s][h] for s in segments) < self.names_nothing or self._spent(h, segments, fits)]
+
+    def _spent(self, h: int, segments, fits) -> bool:
+        """Hop h is explained by no phrase, and every phrase that names it faintly is spent on a later hop
+        other than the next one: a skipped link belongs to the phrase of the hop it leads to ("the sport played
+        by X": X's position, then its sport), and a phrase is explained once, so a phrase spent elsewhere
+        cannot also name it ("who coaches the team X plays for" answered through X's student, whom
+        "coaches", the last hop's phrase, faintly resembles)."""
+        namers = [s for s in segments if fits[s][h] >= self.names_nothing]
+        if not namers or any(fits[s][h] >= self.explains for s in segments):
+            return False
+        n_hops = len(fits[namers[0]])
+        following = next((k for k in range(h + 1, n_hops) if any(fits[s][k] >= self.explains for s in segments)), None)
+
+        def spent(s) -> bool:
+            # a phrase spent on an earlier hop may still run on into this one (the reader joins phrases:
+            # "the country that X's position is associated with"); spent on a later hop, it is that hop's
+            used = [k for k in range(n_hops) if k != h and fits[s][k] >= self.explains]
+            return following not in used and any(k > h for k in used)
+
+        return all(spent(s) for s in namers)
 
     def _against_roles(self, reading, segments, facts, hops, fits) -> dict[Segment, tuple[str, int]]:
         """Takes away a hop's fit to a phrase that gives the answer another role than the hop does
@@ -307,13 +355,16 @@ class ReadingCheck:
 
     def _named_instead(self, text: str, fit: float, taken: set[str]) -> str | None:
         """The label of a relation of the graph the phrase names clearly better than `fit`, if any."""
-        if self.vocabulary is None or fit >= 1.0 - self.margin:
+        if self.vocabulary is None or fit >= EXACT:
             return None
+        # a near fit (a synonym's, 0.9 and up) still gives way to a relation the phrase names outright:
+        # "ethnicity" fits "nationality" closely, but the graph has an "ethnicity" relation
+        better = fit + self.margin if fit < 1.0 - self.margin else EXACT
         vectors = self.scorer.vectors(text)
         for key in self.vocabulary.candidates(text, vectors):
             phrases = self.vocabulary.phrases.get(key) or [key]
             prof = self.profile_of(key, phrases[0])
-            if self.scorer.score(text, prof) > fit + self.margin:
+            if self.scorer.score(text, prof) >= better:
                 return prof.label or key
         return None
 

@@ -61,6 +61,9 @@ class PhraseRole:
     # the noun is said of the inner entity, the answer is its complement ("which company is X the
     # founder of": X is the founder, the answer what X founded)
     predicate: bool = False
+    # the answer is the clause's "where" or "when" ("where was X founded"): a place or a time, never
+    # the doer of its verb
+    adverbial: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,11 @@ def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
             # X work": the answer is an adverbial or a preposition's object, not the verb's object
             role = OBLIQUE
         if verb:
-            return PhraseRole(role, verb, person=person)
+            # a reader's clause may take a doer's noun for its verb ("the country where director/manager
+            # holds citizenship"): only a verb makes the where/when its adverbial
+            said = next((w for w in right if w not in AUXILIARIES), "")
+            adverbial = bool(set(left) & _ADVERBIAL) and _noun_kind(said) is None
+            return PhraseRole(role, verb, person=person, adverbial=adverbial)
         said = _noun_phrase(right, person)
         # "which company is X the founder of": a copula, then a noun whose "of" is left without its object
         stranded = bool(right) and right[-1] in PREPOSITIONS and any(w in _BE for w in left + right)
@@ -298,6 +305,10 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str) -> bool
         # a noun of the question's verb: "employer" is who employs, "employee" who is employed
         kind = relation.noun_kind or AGENT
         rel = kind if answer_is_tail else (PATIENT if kind == AGENT else AGENT)
+    if phrase.adverbial and rel == AGENT and (_shares(phrase.verb, relation.verb) or not relation.verb):
+        # "where was X founded" asks where it happened; "X (was) founded by Y", or its doer's noun
+        # ("founder": a noun gets its role only when it shares the question's verb), makes Y the doer
+        return True
     asked = phrase.answer
     if phrase.noun and phrase.noun_kind and relation.verb and _shares(phrase.noun, relation.verb) and \
             not _shares(phrase.verb, relation.verb):

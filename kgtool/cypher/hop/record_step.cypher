@@ -3,6 +3,7 @@
 // resolved/unresolved decision at gamma, and what the step chose.
 //   p_c   = (z_c - min_k z_k + eps) / sum_j (z_j - min_k z_k + eps)
 //   N_eff = 1 / sum_c p_c^2          resolved iff N_eff <= gamma
+// (a candidate's p counted with the others of its `group`, when it has one: see below)
 // $steps holds one step or several consecutive ones (CARE writes a critic round's
 // hops together, just before the critic reads them back); a step's prev_step_id
 // may name a step earlier in the same list. Each candidate's named scores
@@ -12,7 +13,8 @@
 // and then has them judged gets the chain it judges in the same round trip.
 // params: $run_id, $eps, $chain_step_ids,
 //         $steps (list of {id, kind, hop, attempt, query, entity_id, entity, gamma, prev_step_id,
-//                 candidates: list of {id, kind ('fact'|'passage'), rank, score, passes, scores: map},
+//                 candidates: list of {id, kind ('fact'|'passage'), rank, score, passes, scores: map,
+//                              group (optional: candidates that are one value set)},
 //                 chosen_id, chosen_kind, answer_id, answer, generated,
 //                 prompt_trims (optional: list of JSON strings, the LLM prompts trimmed to fit the context before it)})
 // returns: step_id, neff, state, p (one row per step, in the order given),
@@ -29,8 +31,16 @@ WITH i, st, s, st.candidates AS cs
 WITH i, st, s, cs, reduce(m = null, c IN cs | CASE WHEN m IS NULL OR c.score < m THEN c.score ELSE m END) AS zmin
 WITH i, st, s, cs, zmin, reduce(total = 0.0, c IN cs | total + (c.score - zmin + $eps)) AS total
 WITH i, st, s, [c IN cs | c {.*, p: (c.score - zmin + $eps) / total}] AS scored
+// candidates that share a `group` (C2RAG: the stated values of one many-valued relation of the
+// hop's subject, all of which hold) are one candidate of the distribution: their p is summed
+// before squaring. A candidate without a group is its own, as in Eq. 8.
 WITH i, st, s, scored,
-     CASE WHEN size(scored) = 0 THEN null ELSE 1.0 / reduce(q = 0.0, c IN scored | q + c.p * c.p) END AS neff
+     reduce(ks = [], c IN scored | CASE WHEN c.group IS NULL OR c.group IN ks THEN ks ELSE ks + c.group END) AS keys
+WITH i, st, s, scored,
+     [c IN scored WHERE c.group IS NULL | c.p] +
+     [k IN keys | reduce(t = 0.0, c IN scored | t + CASE WHEN c.group = k THEN c.p ELSE 0.0 END)] AS masses
+WITH i, st, s, scored,
+     CASE WHEN size(scored) = 0 THEN null ELSE 1.0 / reduce(q = 0.0, m IN masses | q + m * m) END AS neff
 SET s.neff = neff,
     // within 0.001 of gamma counts as reached: eps alone lifts a one-candidate pool to
     // N_eff 1.000003, which would otherwise be unresolved at gamma 1.0
@@ -43,7 +53,7 @@ CALL (s, scored) {
   WITH s, c, coalesce(f, p) AS target WHERE target IS NOT NULL
   CREATE (s)-[r:CANDIDATE]->(target)
   SET r += c.scores
-  SET r.rank = c.rank, r.score = c.score, r.p = c.p, r.passes = c.passes, r.discarded = false
+  SET r.rank = c.rank, r.score = c.score, r.p = c.p, r.passes = c.passes, r.discarded = false, r.group = c.group
 }
 CALL (s, st) {
   OPTIONAL MATCH (f:Fact {id: st.chosen_id}) WHERE st.chosen_kind = 'fact'

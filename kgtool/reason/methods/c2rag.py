@@ -47,6 +47,7 @@ from kgtool.reason.agents.c2rag_base import (
 )
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
+from kgtool.reason.methods.c2rag_values import settled_members, value_groups
 from kgtool.reason.recorders.c2rag import CONSTRAINTS, C2ragRecorder
 from kgtool.reason.taxonomy import C2ragError
 from kgtool.reason.trace import TraceRecorder, candidate_row, new_id
@@ -102,6 +103,7 @@ class Grounding:
     hop: HopState | None = None
     evidence: list[str] = field(default_factory=list)
     neff: float | None = None
+    members: set[str] = field(default_factory=set)  # the values of a many-valued relation it settled
 
 
 class C2Rag:
@@ -152,7 +154,8 @@ class C2Rag:
             batch = [c for c in ready if not is_variable(self._known_end(c, bindings))] or ready[:1]
             for c in batch:
                 todo.remove(c)
-                done[c.id] = self._ground(ctx, question, c, bindings, reader)
+                settled = {g.variable: g.members for g in done.values() if g.variable and g.members}
+                done[c.id] = self._ground(ctx, question, c, bindings, reader, settled)
             self._bind(ctx, [done[c.id] for c in batch], bindings, done)
         for c in todo:  # no end ever became known
             g = done[c.id] = Grounding(c, state="failed")
@@ -174,7 +177,8 @@ class C2Rag:
         return c.tail if is_variable(c.head) and not is_variable(c.tail) else c.head
 
     # -------------------------------------------------------------- grounding
-    def _ground(self, ctx: RunContext, question: str, c: Constraint, bindings: dict, reader) -> Grounding:
+    def _ground(self, ctx: RunContext, question: str, c: Constraint, bindings: dict, reader,
+                settled: dict[str, set[str]]) -> Grounding:
         known = self._known_end(c, bindings)
         induced = c.tail if known == c.head else c.head
         g = Grounding(c, variable=induced if is_variable(induced) else None)
@@ -188,7 +192,11 @@ class C2Rag:
         pending: list[dict] = []
         chosen = ranked[0][0] if ranked else None
         answer_id, answer = chosen.answer_from("") if chosen else (None, None)
-        rows = [candidate_row(cand, score=z, extra_scores=extra) for cand, z, extra in ranked]
+        # the subject's stated values of one relation are one candidate of N_eff (c2rag_values): the
+        # subject is the top anchor, or every value a settled many-valued hop bound the placeholder to
+        groups = value_groups(ctx, ranked, settled.get(known) or [a.entity_id for a in anchors[:1]], want)
+        rows = [{**candidate_row(cand, score=z, extra_scores=extra), "group": groups.get(cand.fact_id)}
+                for cand, z, extra in ranked]
         row = TraceRecorder.step_row(hop=c.index + 1, kind="constraint", query=text, candidates=rows,
                                      gamma=self.gamma, entity_id=top_anchor.entity_id if top_anchor else None,
                                      entity=top_anchor.name if top_anchor else (known or ""), chosen=chosen,
@@ -203,6 +211,7 @@ class C2Rag:
         if stored["state"] == "resolved":
             g.state, g.hop = "resolved", hop
             _induce(g, stored["candidates"], anchor_ids, want)
+            g.members = settled_members(ranked, groups, anchor_ids)
             g.evidence = self._fact_evidence(ctx, [cand["id"] for cand in stored["candidates"]])
             props.update(state="resolved", source="graph")
             self._update(ctx, g, props, [{"step_id": hop.step_id, "phase": "structural"}])

@@ -49,6 +49,7 @@ from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.agents.offline.text_reader import TextReader, named_in
 from kgtool.reason.agents.offline.common import relation_key
+from kgtool.reason.question import IMPERATIVES
 
 
 def _variants(label: str, phrases: Sequence[str], m: int) -> list[str]:
@@ -205,7 +206,9 @@ class OfflineReader:
         """
         form = answer_form(question)
         if form.kind in ("yesno", "choice"):
-            return compare_answer(question, form, blocks)
+            if not self._alternative_of_one(question, form):
+                return compare_answer(question, form, blocks)
+            form = AnswerForm("entity")  # "is X's husband a man or a woman?": the chain's value is the answer
         texts = list(dict.fromkeys(e for b in blocks for e in b.evidence if e))
         if not target_binding or _fragment(target_binding) and not _written_as_name(target_binding, texts):
             return None
@@ -221,9 +224,20 @@ class OfflineReader:
                                link_mentions=self.catalog.link_mentions, matcher=self.matcher,
                                weights=[1.0] * len(hits), form=form)
             said = {normalize(sp.text) for sp in spans[:_SUPPORT_TOP]}
-            if normalize(shape_answer(target_binding, form)) not in said:
+            # evidence in which the span reader finds no answer at all ("x gender male.", a fact file's
+            # lowercase triple) puts nothing forward against the binding: it stands, as with no evidence
+            if spans and normalize(shape_answer(target_binding, form)) not in said:
                 return None
         return shape_answer(target_binding, form)
+
+
+    def _alternative_of_one(self, question: str, form: AnswerForm) -> bool:
+        """A question in yes/no form that asks for a value about one entity of the graph: it offers
+        alternatives ("... a man or a woman?") or is a request ("Can you name X's coach?"). The planner
+        followed a chain (it compares only two or more named entities), whose value answers it."""
+        low = words(question.lower())
+        asks = " or " in f" {question.lower()} " or any(w in IMPERATIVES for w in low[:3])
+        return form.kind == "yesno" and asks and len(named_in(question, self.catalog.link_mentions)) < 2
 
 
 # how far down the evidence's span ranking the binding may sit and still be what the evidence answers
