@@ -114,6 +114,11 @@ class Lexicon:
         count = int(fields[3], 16)
         return [_readable(fields[4 + 2 * k]) for k in range(count)]
 
+    def _synset_lexfile(self, offset: int, pos: str) -> int:
+        parts = self._parts(pos)
+        part = next((p for p in reversed(parts) if p.base <= offset), parts[0])
+        return int(part.read(offset).split(b" ", 2)[1])
+
     def _synset_gloss(self, offset: int, pos: str) -> str:
         parts = self._parts(pos)
         part = next((p for p in reversed(parts) if p.base <= offset), parts[0])
@@ -134,6 +139,20 @@ class Lexicon:
                 self._verbs = _read_verbs(self.directory.parents[1] / "en-verbs.txt")
         return self._verbs.get(word.lower(), word.lower())
 
+    def sense_count(self, word: str, pos: str = "v") -> int:
+        """How many senses WordNet lists for the word ("operate": 7; "give": 44)."""
+        for lemma in _lemma_forms(word.strip().lower(), pos):
+            offsets = self._offsets(lemma, pos)
+            if offsets:
+                return len(offsets)
+        return 0
+
+    def names_person(self, noun: str, *, senses: int = 2) -> bool:
+        """Is one of the noun's `senses` most frequent senses a kind of person ("creator",
+        "leader"; not "government", "city")? WordNet files every noun sense under one of 26
+        lexicographer files; noun.person is file 18."""
+        return _NOUN_PERSON in _cached_lexfiles(self, noun.strip().lower(), senses, "n")
+
     def synonyms(self, phrase: str, *, senses: int = 2, pos: str = "nv") -> list[str]:
         """Lemmas sharing one of the phrase's `senses` most frequent synsets (the phrase excluded)."""
         return list(_cached_synonyms(self, phrase.strip().lower(), senses, pos))
@@ -153,6 +172,18 @@ def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[
                         out[word] = None
             return tuple(out)
     return tuple(out)
+
+
+_NOUN_PERSON = 18  # lexnames(5WN): the lexicographer file of nouns denoting people
+
+
+@lru_cache(maxsize=16384)
+def _cached_lexfiles(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[int, ...]:
+    for lemma in _lemma_forms(phrase, pos):
+        offsets = lex._offsets(lemma, pos)
+        if offsets:
+            return tuple(lex._synset_lexfile(o, pos) for o in offsets[:senses])
+    return ()
 
 
 @lru_cache(maxsize=16384)

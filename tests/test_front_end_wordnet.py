@@ -1,0 +1,86 @@
+"""WordNet readings of the shared offline front end (issue 24), on an invented graph in a real Neo4j.
+
+Each question uses a phrasing the graph's labels do not share a word with; what links the two
+is WordNet (kgtool.reason.lexicon): which nouns name people, and which verbs share a sense.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_offline_agents import matcher  # noqa: F401  (the MiniLM matcher fixture)
+
+from kgtool.eval.metrics import chain_matches, exact_match
+from kgtool.reason.question import read_question
+
+FACTS = [
+    ("Quibble Works", "founder", "Orla Fenwick"),
+    ("Orla Fenwick", "spouse", "Tamsin Fenwick"),
+    ("Tamsin Fenwick", "spouse", "Orla Fenwick"),
+    ("Orla Fenwick", "born_in", "Mirecombe"),
+    ("Tamsin Fenwick", "born_in", "Pellow"),
+    ("Orla Fenwick", "father", "Bram Fenwick"),
+    ("Quibble Works", "ceo", "Dario Lusk"),
+    ("Dario Lusk", "employer", "Quibble Works"),
+    ("Tamsin Fenwick", "employer", "Quibble Works"),
+    ("Dario Lusk", "mother", "Ysolde Lusk"),
+    ("Orla Fenwick", "mother", "Wenna Fenwick"),
+    ("Quibble Works", "headquarters", "Pellow"),
+]
+
+
+@pytest.fixture
+def invented(kg, tmp_path):
+    path = tmp_path / "facts.jsonl"
+    path.write_text("".join(json.dumps({"head": h, "relation": r, "tail": t}) + "\n" for h, r, t in FACTS))
+    kg.ingest_facts(path)
+    return kg
+
+
+def _topic(question: str, name: str) -> tuple[int, int]:
+    start = question.index(name)
+    return start, start + len(name)
+
+
+def test_a_clause_whose_object_is_a_person_keeps_that_person_as_a_hop_of_its_own():
+    """"the man who wed | the founder of T": WordNet files "founder" under people, so the
+    founder is a hop before the clause, not the domain of its verb (as "the government" is in
+    "the person who leads the government of T", which stays one phrase)."""
+    question = "What is the birthplace of the man who wed the founder of Quibble Works?"
+    reading = read_question(question, _topic(question, "Quibble Works"))
+    assert [s.text for s in reading.segments] == ["founder", "man who wed", "birthplace"]
+    question = "Who is the person who leads the government of Zandria?"
+    reading = read_question(question, _topic(question, "Zandria"))
+    assert [s.text for s in reading.segments] == ["person who leads government"]
+
+
+def test_every_method_follows_the_person_object_of_a_clause(invented):
+    question = "What is the birthplace of the man who wed the founder of Quibble Works?"
+    for method in ("care", "vog"):
+        answer = invented.answer(question, method=method, agents="offline")
+        assert exact_match(answer.answer, ["Pellow"]), (method, answer.answer)
+        assert chain_matches(answer.chain, [("Orla Fenwick",), ("Tamsin Fenwick",), ("Pellow",)]), method
+
+
+def test_a_clause_verb_fits_the_relation_its_sense_defines(invented, matcher):  # noqa: F811
+    """"controls" shares a WordNet sense with "operate"; a CEO is "responsible for the operations
+    of the firm": the clause reaches the CEO, not the founder or an employee."""
+    question = "Who is the mother of the woman who controls Quibble Works?"
+    answer = invented.answer(question, method="care", agents="offline")
+    assert exact_match(answer.answer, ["Ysolde Lusk"]), answer.answer
+    assert chain_matches(answer.chain, [("Dario Lusk",), ("Ysolde Lusk",)])
+
+
+def test_a_light_verb_synonym_says_no_sense(matcher):  # noqa: F811
+    """"hold" shares senses with "give" and "have", which any definition may use ("a woman who has
+    given birth ..."): a verb fits a relation only through synonyms of few senses."""
+    from kgtool.reason.agents.offline.gloss_fit import VERB_SENSE_FIT, GlossScorer
+    from kgtool.reason.lexicon import Lexicon
+    lexicon = Lexicon.load()
+    assert lexicon is not None and lexicon.sense_count("give") > lexicon.sense_count("operate") > 0
+    scorer = GlossScorer(matcher, lexicon)
+    ceo, mother = matcher.profile("ceo", ["ceo"]), matcher.profile("mother", ["mother"])
+    assert scorer.verb_sense_defines("one who controls", ceo)
+    assert scorer.score("one who controls", ceo) >= VERB_SENSE_FIT
+    assert not scorer.verb_sense_defines("holds", mother)
+    assert not scorer.verb_sense_defines("one who controls", mother)
