@@ -1,7 +1,8 @@
 """WordNet readings of the shared offline front end (issue 24), on an invented graph in a real Neo4j.
 
 Each question uses a phrasing the graph's labels do not share a word with; what links the two
-is WordNet (kgtool.reason.lexicon): which nouns name people, and which verbs share a sense.
+is WordNet (kgtool.reason.lexicon): which nouns name people or places, which compounds it writes
+closed, and which verbs share a sense.
 """
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ FACTS = [
     ("Dario Lusk", "mother", "Ysolde Lusk"),
     ("Orla Fenwick", "mother", "Wenna Fenwick"),
     ("Quibble Works", "headquarters", "Pellow"),
+    ("Pellow", "mayor", "Cassius Penhallow"),
+    ("Mirecombe", "mayor", "Ines Trewin"),
+    ("Ines Trewin", "born_in", "Pellow"),
 ]
 
 
@@ -84,3 +88,16 @@ def test_a_light_verb_synonym_says_no_sense(matcher):  # noqa: F811
     assert scorer.score("one who controls", ceo) >= VERB_SENSE_FIT
     assert not scorer.verb_sense_defines("holds", mother)
     assert not scorer.verb_sense_defines("one who controls", mother)
+
+
+@pytest.mark.parametrize("question, chain", [
+    ("Which city is Orla Fenwick's home town?", ["Mirecombe"]),
+    ("Who is the mayor of Tamsin Fenwick's home town?", ["Pellow", "Cassius Penhallow"]),
+])
+def test_a_compound_headed_by_a_place_is_read_by_its_modifier(invented, question, chain):
+    """WordNet writes the compound closed ("hometown"), which MiniLM puts nearer "born in" than the
+    open words; its head is a place noun (noun.location), which names only the answer's kind, so
+    "town" alone no longer reads as the mayor's city."""
+    answer = invented.answer(question, method="care", agents="offline")
+    assert exact_match(answer.answer, [chain[-1]]), answer.answer
+    assert chain_matches(answer.chain, [(name,) for name in chain])

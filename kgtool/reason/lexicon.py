@@ -153,6 +153,10 @@ class Lexicon:
         lexicographer files; noun.person is file 18."""
         return _NOUN_PERSON in _cached_lexfiles(self, noun.strip().lower(), senses, "n")
 
+    def names_place(self, noun: str, *, senses: int = 1) -> bool:
+        """Is the noun's most frequent sense a place ("town", "country": WordNet's noun.location)?"""
+        return _NOUN_LOCATION in _cached_lexfiles(self, noun.strip().lower(), senses, "n")
+
     def synonyms(self, phrase: str, *, senses: int = 2, pos: str = "nv") -> list[str]:
         """Lemmas sharing one of the phrase's `senses` most frequent synsets (the phrase excluded)."""
         return list(_cached_synonyms(self, phrase.strip().lower(), senses, pos))
@@ -175,6 +179,7 @@ def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[
 
 
 _NOUN_PERSON = 18  # lexnames(5WN): the lexicographer file of nouns denoting people
+_NOUN_LOCATION = 15  # ... and of nouns denoting places
 
 
 @lru_cache(maxsize=16384)
