@@ -86,7 +86,11 @@ def test_a_light_verb_synonym_says_no_sense(matcher):  # noqa: F811
     ceo, mother = matcher.profile("ceo", ["ceo"]), matcher.profile("mother", ["mother"])
     assert scorer.verb_sense_defines("one who controls", ceo)
     assert scorer.score("one who controls", ceo) >= VERB_SENSE_FIT
-    assert not scorer.verb_sense_defines("holds", mother)
+    assert not scorer.verb_sense_defines("woman who holds", mother)
+    # a noun is no verb: "consort" shares a verb sense with "affiliate", which defines ethnicity
+    ethnicity = matcher.profile("ethnicity", ["ethnicity"])
+    assert scorer.verb_sense_defines("one who consorts", ethnicity)
+    assert not scorer.verb_sense_defines("consort", ethnicity)
     assert not scorer.verb_sense_defines("one who controls", mother)
 
 

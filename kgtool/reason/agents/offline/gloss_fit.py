@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from kgtool.core.text import content_stems, light_stem, stems_match, tokenize
 from kgtool.reason.lexicon import Lexicon
-from kgtool.reason.question import GENERIC_NOUNS
+from kgtool.reason.question import GENERIC_NOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 from kgtool.reason.segmatch import PhraseScorer
 
@@ -26,6 +26,7 @@ VERB_SENSES = 4  # the verb's most frequent senses read ("run": the fourth is "d
 DEFINITION_SENSES = 3  # the label's most frequent noun senses read ("capital": the third is a seat of government)
 # heads of relative clauses that name no relation ("the one who ...", "the person that ...")
 _GENERIC = GENERIC_NOUNS
+_CLAUSE_OPENERS = RELATIVE_PRONOUNS | QUESTION_WORDS | frozenset("whoever whomever whatever whichever".split())
 
 
 class GlossScorer(PhraseScorer):
@@ -55,9 +56,14 @@ class GlossScorer(PhraseScorer):
         key = (phrase, prof.label or prof.key, "verb")
         found = self._defined.get(key)
         if found is None:
-            words = [tok.text for tok in tokenize(phrase) if tok.content and tok.text.lower() not in _GENERIC]
+            toks = tokenize(phrase)
+            words = [tok.text for tok in toks if tok.content and tok.text.lower() not in _GENERIC]
+            # a verb only where the phrase is a clause ("whoever runs"; "person runs", as the planner
+            # passes "the person who runs" without its function words): the one word of a noun
+            # phrase ("the consort of T") is a noun, whatever senses it has as a verb
+            clause = any(tok.text.lower() in _CLAUSE_OPENERS or tok.text.lower() in _GENERIC for tok in toks)
             found = False
-            if len(words) == 1:
+            if len(words) == 1 and clause:
                 verb = self.lexicon.verb_base(words[0])
                 others = {light_stem(w) for w in self.lexicon.synonyms(verb, pos="v", senses=VERB_SENSES)
                           if " " not in w and w != verb and self.lexicon.sense_count(w) <= LIGHT_VERB_SENSES}
