@@ -105,3 +105,17 @@ def test_a_compound_headed_by_a_place_is_read_by_its_modifier(invented, question
     answer = invented.answer(question, method="care", agents="offline")
     assert exact_match(answer.answer, [chain[-1]]), answer.answer
     assert chain_matches(answer.chain, [(name,) for name in chain])
+
+
+
+def test_phrases_said_together_that_wordnet_lists_as_one_noun_read_as_its_synonyms(matcher):  # noqa: F811
+    """"man of the cloth" is one WordNet noun (with "clergyman"): read together (as the structured
+    search reads two phrases joined by "of"), the phrase takes the whole's synonyms, which the
+    embeddings put near a relation the synset does not list; no part's synonyms count."""
+    from kgtool.reason.agents.offline.gloss_fit import GlossScorer
+    from kgtool.reason.lexicon import Lexicon
+    scorer = GlossScorer(matcher, Lexicon.load())
+    priest, material = matcher.profile("priest", ["priest"]), matcher.profile("material", ["material"])
+    assert scorer.score("man of the cloth", priest, parts=False) >= 0.4
+    assert scorer.score("man of the cloth", material, parts=False) < 0.2
+    assert scorer.score("cloth", priest) < 0.2  # the part alone says nothing of it

@@ -55,6 +55,11 @@ class PhraseScorer:
         variants: dict[str, float] = {phrase: 1.0}
         words = [w for w in phrase.split() if w.lower() not in _GENERIC_HEADS]
         head = _head_word(words)
+        if self.lexicon is not None and not parts and " " in phrase and self.lexicon.sense_count(phrase, "n"):
+            # phrases read together that WordNet lists as one noun ("line of work"): the whole's
+            # synonyms, not any part's
+            for syn in self.lexicon.synonyms(phrase, pos="n")[:MAX_SYNONYMS]:
+                variants.setdefault(syn.lower(), SYNONYM_WEIGHT)
         if self.lexicon is not None and parts:  # phrases read together: their own words only
             for syn in self.lexicon.synonyms(phrase, pos="nav")[:MAX_SYNONYMS]:
                 variants.setdefault(syn.lower(), SYNONYM_WEIGHT)
