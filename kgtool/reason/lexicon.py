@@ -166,7 +166,7 @@ class Lexicon:
 def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for p in pos:  # the first part of speech the phrase is a lemma of ("father" is read as a noun only)
-        for lemma in _lemma_forms(phrase, p):
+        for lemma in _forms(lex, phrase, p):
             offsets = lex._offsets(lemma, p)
             if not offsets:
                 continue
@@ -194,11 +194,26 @@ def _cached_lexfiles(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[
 @lru_cache(maxsize=16384)
 def _cached_glosses(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[str, ...]:
     for p in pos:
-        for lemma in _lemma_forms(phrase, p):
+        for lemma in _forms(lex, phrase, p):
             offsets = lex._offsets(lemma, p)
             if offsets:
                 return tuple(g for g in (lex._synset_gloss(o, p) for o in offsets[:senses]) if g)
     return ()
+
+
+def _forms(lex: Lexicon, phrase: str, pos: str) -> list[str]:
+    """`_lemma_forms`, and for a one-word noun none of whose forms is a lemma, the longest lemma
+    it starts with, at most three letters shorter: irregular plurals in -ren and -en keep their
+    singular in front. WordNet's own exception lists (noun.exc) are not shipped with the
+    package, so the stem is found in the index instead."""
+    forms = _lemma_forms(phrase, pos)
+    if pos != "n" or "_" in forms[0] or any(lex._offsets(f, pos) for f in forms):
+        return forms
+    for cut in range(1, 4):
+        stem = forms[0][:-cut]
+        if len(stem) >= 4 and lex._offsets(stem, pos):
+            return [stem]
+    return forms
 
 
 def _lemma_forms(phrase: str, pos: str) -> list[str]:
