@@ -94,7 +94,8 @@ def test_a_light_verb_synonym_says_no_sense(matcher):  # noqa: F811
     # a noun is no verb: "consort" shares a verb sense with "affiliate", which defines ethnicity
     ethnicity = matcher.profile("ethnicity", ["ethnicity"])
     assert scorer.verb_sense_defines("one who consorts", ethnicity)
-    assert not scorer.verb_sense_defines("consort", ethnicity)
+    assert not scorer.verb_sense_defines("consort", ethnicity)  # alone, a word naming a person is the noun
+    assert scorer.verb_sense_defines("controls", ceo)  # a frame's verb ("what does T control") comes alone
     assert not scorer.verb_sense_defines("one who controls", mother)
 
 

@@ -19,7 +19,7 @@ from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 from kgtool.reason.segmatch import PhraseScorer
 
 DEFINED_FIT = 0.8  # a phrase saying a relation's definition: above a paraphrase the embeddings find loosely
-VERB_SENSE_FIT = 0.6  # a clause's one verb whose sense the definition names in other words: a looser reading
+VERB_SENSE_FIT = 0.45  # one verb whose sense the definition names in other words: a loose reading, below a noun's
 # a lemma with more senses than this is a light verb ("give", "have", "make") that says no sense of its own
 LIGHT_VERB_SENSES = 12
 VERB_SENSES = 4  # the verb's most frequent senses read ("run": the fourth is "direct or control", run / operate)
@@ -58,12 +58,13 @@ class GlossScorer(PhraseScorer):
         if found is None:
             toks = tokenize(phrase)
             words = [tok.text for tok in toks if tok.content and tok.text.lower() not in _GENERIC]
-            # a verb only where the phrase is a clause ("whoever runs"; "person runs", as the planner
-            # passes "the person who runs" without its function words): the one word of a noun
-            # phrase ("the consort of T") is a noun, whatever senses it has as a verb
+            # a word alone that names a kind of person ("the consort of T") is that noun, whatever
+            # senses it has as a verb; in a clause ("whoever runs"; "person runs", as the planner
+            # passes "the person who runs" without its function words) or a frame ("where did T
+            # study", passed as "study") it is the verb
             clause = any(tok.text.lower() in _CLAUSE_OPENERS or tok.text.lower() in _GENERIC for tok in toks)
             found = False
-            if len(words) == 1 and clause:
+            if len(words) == 1 and (clause or not self.lexicon.names_person(words[0])):
                 verb = self.lexicon.verb_base(words[0])
                 others = {light_stem(w) for w in self.lexicon.synonyms(verb, pos="v", senses=VERB_SENSES)
                           if " " not in w and w != verb and self.lexicon.sense_count(w) <= LIGHT_VERB_SENSES}
