@@ -34,6 +34,8 @@ FACTS = [
     ("Bram Fenwick", "gender", "male"),
     ("Orla Fenwick", "gender", "male"),
     ("Wenna Fenwick", "gender", "female"),
+    ("Bram Fenwick", "place_of_death", "Kellow"),
+    ("Bram Fenwick", "cause_of_death", "fever"),
 ]
 
 
@@ -134,3 +136,11 @@ def test_a_label_in_an_irregular_plural_is_read_through_its_singular(invented):
     answer = invented.answer("Where was the son of Bram Fenwick born?", method="care", agents="offline")
     assert exact_match(answer.answer, ["Mirecombe"]), answer.answer
     assert chain_matches(answer.chain, [("Orla Fenwick",), ("Mirecombe",)])
+
+
+def test_where_asks_for_a_place_whatever_the_frames_verb(invented):
+    """"Where did T die?": the verb fits the place and the cause of death alike; the question word
+    says the answer is a place, which the last relation's label has to fit."""
+    answer = invented.answer("Where did the father of Orla Fenwick die?", method="care", agents="offline")
+    assert exact_match(answer.answer, ["Kellow"]), answer.answer
+    assert chain_matches(answer.chain, [("Bram Fenwick",), ("Kellow",)])
