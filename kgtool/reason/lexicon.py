@@ -114,6 +114,11 @@ class Lexicon:
         count = int(fields[3], 16)
         return [_readable(fields[4 + 2 * k]) for k in range(count)]
 
+    def _synset_lexfile(self, offset: int, pos: str) -> int:
+        parts = self._parts(pos)
+        part = next((p for p in reversed(parts) if p.base <= offset), parts[0])
+        return int(part.read(offset).split(b" ", 2)[1])
+
     def _synset_gloss(self, offset: int, pos: str) -> str:
         parts = self._parts(pos)
         part = next((p for p in reversed(parts) if p.base <= offset), parts[0])
@@ -134,6 +139,24 @@ class Lexicon:
                 self._verbs = _read_verbs(self.directory.parents[1] / "en-verbs.txt")
         return self._verbs.get(word.lower(), word.lower())
 
+    def sense_count(self, word: str, pos: str = "v") -> int:
+        """How many senses WordNet lists for the word ("operate": 7; "give": 44)."""
+        for lemma in _lemma_forms(word.strip().lower(), pos):
+            offsets = self._offsets(lemma, pos)
+            if offsets:
+                return len(offsets)
+        return 0
+
+    def names_person(self, noun: str, *, senses: int = 2) -> bool:
+        """Is one of the noun's `senses` most frequent senses a kind of person ("creator",
+        "leader"; not "government", "city")? WordNet files every noun sense under one of 26
+        lexicographer files; noun.person is file 18."""
+        return _NOUN_PERSON in _cached_lexfiles(self, noun.strip().lower(), senses, "n")
+
+    def names_place(self, noun: str, *, senses: int = 1) -> bool:
+        """Is the noun's most frequent sense a place ("town", "country": WordNet's noun.location)?"""
+        return _NOUN_LOCATION in _cached_lexfiles(self, noun.strip().lower(), senses, "n")
+
     def synonyms(self, phrase: str, *, senses: int = 2, pos: str = "nv") -> list[str]:
         """Lemmas sharing one of the phrase's `senses` most frequent synsets (the phrase excluded)."""
         return list(_cached_synonyms(self, phrase.strip().lower(), senses, pos))
@@ -143,7 +166,7 @@ class Lexicon:
 def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for p in pos:  # the first part of speech the phrase is a lemma of ("father" is read as a noun only)
-        for lemma in _lemma_forms(phrase, p):
+        for lemma in _forms(lex, phrase, p):
             offsets = lex._offsets(lemma, p)
             if not offsets:
                 continue
@@ -155,14 +178,42 @@ def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[
     return tuple(out)
 
 
+_NOUN_PERSON = 18  # lexnames(5WN): the lexicographer file of nouns denoting people
+_NOUN_LOCATION = 15  # ... and of nouns denoting places
+
+
+@lru_cache(maxsize=16384)
+def _cached_lexfiles(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[int, ...]:
+    for lemma in _lemma_forms(phrase, pos):
+        offsets = lex._offsets(lemma, pos)
+        if offsets:
+            return tuple(lex._synset_lexfile(o, pos) for o in offsets[:senses])
+    return ()
+
+
 @lru_cache(maxsize=16384)
 def _cached_glosses(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[str, ...]:
     for p in pos:
-        for lemma in _lemma_forms(phrase, p):
+        for lemma in _forms(lex, phrase, p):
             offsets = lex._offsets(lemma, p)
             if offsets:
                 return tuple(g for g in (lex._synset_gloss(o, p) for o in offsets[:senses]) if g)
     return ()
+
+
+def _forms(lex: Lexicon, phrase: str, pos: str) -> list[str]:
+    """`_lemma_forms`, and for a one-word noun none of whose forms is a lemma, the longest lemma
+    it starts with, at most three letters shorter: irregular plurals in -ren and -en keep their
+    singular in front. WordNet's own exception lists (noun.exc) are not shipped with the
+    package, so the stem is found in the index instead."""
+    forms = _lemma_forms(phrase, pos)
+    if pos != "n" or "_" in forms[0] or any(lex._offsets(f, pos) for f in forms):
+        return forms
+    for cut in range(1, 4):
+        stem = forms[0][:-cut]
+        if len(stem) >= 4 and lex._offsets(stem, pos):
+            return [stem]
+    return forms
 
 
 def _lemma_forms(phrase: str, pos: str) -> list[str]:

@@ -47,7 +47,7 @@ FUNCTION_WORDS = DETERMINERS | QUESTION_WORDS | AUXILIARIES | PREPOSITIONS | PRO
 _DO = frozenset("do does did".split())
 _FREE_RELATIVES = frozenset("whoever whomever whatever whichever".split())  # a noun phrase of their own
 # heads that name no relation of their own ("the person who ...", "the one that ...")
-_GENERIC_NOUNS = frozenset("person one people someone somebody man woman individual thing entity".split())
+GENERIC_NOUNS = frozenset("person one people someone somebody man woman individual thing entity".split())
 # nouns that name the answer itself rather than a relation ("the name of ...")
 _NAMING = frozenset("name names title".split())
 _PLACE_WORDS = {"where": "place", "who": "person", "whom": "person", "when": "time"}
@@ -275,15 +275,27 @@ def _left_chunks(left: list[_Tok]) -> list[_Chunk]:
 
 def _light_clauses(chunks: list[_Chunk]) -> list[_Chunk]:
     """"the person who leads | the government of T": a clause with a generic head says its
-    relation with its verb and the noun of its object together, so the two are one layer."""
+    relation with its verb and the noun of its object together, so the two are one layer.
+    Not when the object is a person ("the one who married | the creator of T"): a person is
+    someone the clause reaches through a relation of its own, not the domain of its verb."""
     out: list[_Chunk] = []
     for chunk in chunks:  # innermost first
-        if out and _light_head(chunk.toks) and not chunk.joined_by_of and _plain_noun(out[-1]):
+        if (out and _light_head(chunk.toks) and not chunk.joined_by_of and _plain_noun(out[-1])
+                and not _names_person(out[-1].toks[-1].low)):
             inner = out.pop()
             out.append(_Chunk(chunk.toks + inner.toks, inner.joined_by_of))
         else:
             out.append(chunk)
     return out
+
+
+def _names_person(noun: str) -> bool:
+    """Does WordNet file the noun under people (kgtool.reason.lexicon)? False without the lexicon:
+    the clause and its object are then read as one layer, as they always were."""
+    from kgtool.reason.lexicon import Lexicon  # the reading stays usable without the lexicon package
+
+    lexicon = Lexicon.load()
+    return lexicon is not None and lexicon.names_person(noun)
 
 
 def _light_head(toks: list[_Tok]) -> bool:
@@ -292,7 +304,7 @@ def _light_head(toks: list[_Tok]) -> bool:
     if len(words) < 2 or words[-1] in RELATIVE_PRONOUNS or words[-1] in PREPOSITIONS:
         return False
     head = words[0]
-    return (head in _FREE_RELATIVES) or (head in _GENERIC_NOUNS and words[1] in RELATIVE_PRONOUNS)
+    return (head in _FREE_RELATIVES) or (head in GENERIC_NOUNS and words[1] in RELATIVE_PRONOUNS)
 
 
 def _plain_noun(chunk: _Chunk) -> bool:

@@ -55,21 +55,36 @@ class PhraseScorer:
         variants: dict[str, float] = {phrase: 1.0}
         words = [w for w in phrase.split() if w.lower() not in _GENERIC_HEADS]
         head = _head_word(words)
+        if self.lexicon is not None and not parts and " " in phrase and self.lexicon.sense_count(phrase, "n"):
+            # phrases read together that WordNet lists as one noun ("line of work"): the whole's
+            # synonyms, not any part's
+            for syn in self.lexicon.synonyms(phrase, pos="n")[:MAX_SYNONYMS]:
+                variants.setdefault(syn.lower(), SYNONYM_WEIGHT)
         if self.lexicon is not None and parts:  # phrases read together: their own words only
             for syn in self.lexicon.synonyms(phrase, pos="nav")[:MAX_SYNONYMS]:
                 variants.setdefault(syn.lower(), SYNONYM_WEIGHT)
             if " " in phrase and len(phrase.split()) == 2:
-                for syn in self.lexicon.synonyms(phrase.replace(" ", ""), pos="nav")[:MAX_SYNONYMS]:
+                closed = phrase.replace(" ", "")
+                if self.lexicon.sense_count(closed, "n"):
+                    variants.setdefault(closed.lower(), 1.0)  # the same word, written closed
+                for syn in self.lexicon.synonyms(closed, pos="nav")[:MAX_SYNONYMS]:
                     variants.setdefault(syn.lower(), SYNONYM_WEIGHT)  # "home town" is listed as "hometown"
-            if len(words) > 1 and head:
+            if len(words) > 1 and head and not self._types_only(phrase, head):
                 # a synonym of one word of the phrase: both discounts, the synonym's and the part's
                 for syn in self.lexicon.synonyms(head, pos="nav")[:MAX_SYNONYMS]:
                     variants.setdefault(syn.lower(), SYNONYM_WEIGHT * WORD_WEIGHT)
-        if len(words) > 1 and parts and head:
+        if len(words) > 1 and parts and head and not self._types_only(phrase, head):
             # the head alone, at a discount: a clause ("the person who founded", "the city where
             # ... was born") dilutes the word that names the relation
             variants.setdefault(head.lower(), WORD_WEIGHT)
         return list(variants.items())
+
+    def _types_only(self, phrase: str, head: str) -> bool:
+        """Does the head of a compound name only the answer's kind ("town" in "home town")? A
+        place noun (WordNet's noun.location) heading a compound leaves the relation to its
+        modifier; the head alone would fit any relation about places."""
+        return (self.lexicon is not None and " of " not in phrase and phrase.split()[-1] == head
+                and self.lexicon.names_place(head))
 
     def strings(self, phrases: Sequence[tuple[str, bool]]) -> list[str]:
         """What `prepare` would embed for these (phrase, parts): to batch it with other strings."""

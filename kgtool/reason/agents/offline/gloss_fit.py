@@ -14,13 +14,19 @@ from __future__ import annotations
 
 from kgtool.core.text import content_stems, light_stem, stems_match, tokenize
 from kgtool.reason.lexicon import Lexicon
+from kgtool.reason.question import GENERIC_NOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 from kgtool.reason.segmatch import PhraseScorer
 
 DEFINED_FIT = 0.8  # a phrase saying a relation's definition: above a paraphrase the embeddings find loosely
+VERB_SENSE_FIT = 0.45  # one verb whose sense the definition names in other words: a loose reading, below a noun's
+# a lemma with more senses than this is a light verb ("give", "have", "make") that says no sense of its own
+LIGHT_VERB_SENSES = 12
+VERB_SENSES = 4  # the verb's most frequent senses read ("run": the fourth is "direct or control", run / operate)
 DEFINITION_SENSES = 3  # the label's most frequent noun senses read ("capital": the third is a seat of government)
 # heads of relative clauses that name no relation ("the one who ...", "the person that ...")
-_GENERIC = frozenset("person one people someone somebody thing entity".split())
+_GENERIC = GENERIC_NOUNS
+_CLAUSE_OPENERS = RELATIVE_PRONOUNS | QUESTION_WORDS | frozenset("whoever whomever whatever whichever".split())
 
 
 class GlossScorer(PhraseScorer):
@@ -35,7 +41,39 @@ class GlossScorer(PhraseScorer):
         base = super().score(phrase, prof, parts=parts)
         if base >= DEFINED_FIT or self.lexicon is None:
             return base
-        return DEFINED_FIT if self.defines(phrase, prof) else base
+        if self.defines(phrase, prof):
+            return DEFINED_FIT
+        if base < VERB_SENSE_FIT and self.verb_sense_defines(phrase, prof):
+            return VERB_SENSE_FIT
+        return base
+
+    def verb_sense_defines(self, phrase: str, prof: RelationProfile) -> bool:
+        """A clause saying its relation by one verb ("the one who runs T"): does one of the verb's
+        frequent senses name, by another of its one-word lemmas, a word of the relation's
+        definition? ("run" shares a sense with "operate"; a chief executive is "responsible for
+        the operations of the firm".) The verb's own word is not enough: a definition may use it
+        in passing, and `defines` already reads phrases of two words or more."""
+        key = (phrase, prof.label or prof.key, "verb")
+        found = self._defined.get(key)
+        if found is None:
+            toks = tokenize(phrase)
+            words = [tok.text for tok in toks if tok.content and tok.text.lower() not in _GENERIC]
+            # a word alone that names a kind of person ("the consort of T") is that noun, whatever
+            # senses it has as a verb; in a clause ("whoever runs"; "person runs", as the planner
+            # passes "the person who runs" without its function words) or a frame ("where did T
+            # study", passed as "study") it is the verb
+            clause = any(tok.text.lower() in _CLAUSE_OPENERS or tok.text.lower() in _GENERIC for tok in toks)
+            found = False
+            if len(words) == 1 and (clause or not self.lexicon.names_person(words[0])):
+                verb = self.lexicon.verb_base(words[0])
+                others = {light_stem(w) for w in self.lexicon.synonyms(verb, pos="v", senses=VERB_SENSES)
+                          if " " not in w and w != verb and self.lexicon.sense_count(w) <= LIGHT_VERB_SENSES}
+                found = bool(others) and any(any(stems_match(o, d) for d in definition for o in others)
+                                             for definition in self._definitions_of(prof))
+            if len(self._defined) > 100_000:
+                self._defined.clear()
+            self._defined[key] = found
+        return found
 
     def defines(self, phrase: str, prof: RelationProfile) -> bool:
         """Does every content word of the (two or more word) phrase appear in one definition of

@@ -413,6 +413,8 @@ class StructuredSearch:
         optional = [s for s in reading.segments if s.optional and s.content]
         if optional:
             return " ".join(optional[-1].content)
+        if reading.answer_type == "place":
+            return reading.answer_type  # "where ...": the answer is a place, whatever the frame's verb
         return None
 
     def _with_type_bonus(self, path: StructuredPath, type_text: str | None) -> StructuredPath:
