@@ -213,7 +213,8 @@ def test_a_verb_said_with_its_object_needs_a_hop_when_it_names_a_relation(role_c
     the spouse relation, so a chain without a spouse hop does not explain it."""
     q = "Where was the person who wed the founder of Quillon Works born?"
     chain = [hop(1, "founded by"), hop(2, "born in")]
-    assert "wed" in role_check.check(reading(q, "Quillon Works"), chain).unexplained
+    # the phrase holding the verb is unexplained (the reader may keep the clause's noun with it)
+    assert any("wed" in phrase.split() for phrase in role_check.check(reading(q, "Quillon Works"), chain).unexplained)
     chain = [hop(1, "founded by"), hop(2, "spouse"), hop(3, "born in")]
     assert role_check.check(reading(q, "Quillon Works"), chain).reasons() == []
 

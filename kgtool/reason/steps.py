@@ -53,6 +53,12 @@ def entity_candidates(ctx: RunContext, words: str, limit: int) -> list[dict]:
     return ctx.db.run_in(ctx.session, "c2rag/anchor_candidates", query=words, limit=limit) if words else []
 
 
+def stated_value_relations(ctx: RunContext, fact_ids: Sequence[str], subject_ids: Sequence[str]) -> list[dict]:
+    """Of the facts, those that are stated, uncontested values of a relation of one of the subjects,
+    with that relation's key (rows of fact_id, relation_key): C2RAG's many-valued hops."""
+    return ctx.db.run_in(ctx.session, "c2rag/settled_values", fact_ids=list(fact_ids), subject_ids=list(subject_ids))
+
+
 def entity_name(ctx: RunContext, entity_id: str) -> str:
     return ctx.services.catalog.entity_name(entity_id)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from kgtool.reason import steps
 from kgtool.reason.context import RunContext
 
 GROUP = "values:"  # the prefix of a value set's group key on the step's candidates
@@ -33,7 +34,7 @@ def value_groups(ctx: RunContext, ranked: Sequence[tuple], subject_ids: Iterable
              if getattr(cand, "kind", "fact") == "fact" and cand.stated and cand.direction == "out"]
     if want != "out" or len(facts) < 2 or not subjects:
         return {}
-    rows = ctx.db.run_in(ctx.session, "c2rag/settled_values", fact_ids=facts, subject_ids=subjects)
+    rows = steps.stated_value_relations(ctx, facts, subjects)
     by_relation: dict[str, list[str]] = {}
     for row in rows:
         by_relation.setdefault(row["relation_key"] or "", []).append(row["fact_id"])
