@@ -209,7 +209,7 @@ class ReadingCheck:
     def _weak_answer(self, reading, segments, texts, facts, hops, fits, extra) -> str | None:
         """The last hop gives the answer, so some phrase must explain it at the bar: a hop skipped on the
         way may be named faintly (questions elide links), but the answer's own relation is what the question
-        asks for. A frame that is only a verb ("where did ... die", "what does ... do for a living") fits a
+        asks for. A frame that is only a verb ("where did ... die", "what does ... do for work") fits a
         neighbour of the asked relation ("cause of death", "religion") below the bar, and the frame is not
         required on its own, so no other check sees that the answer is of another relation. The frame is
         read with the answer's type the question word gives ("where": a place), which it stands for."""

@@ -47,7 +47,7 @@ class PhraseScorer:
         """The phrase and its synonyms with their weights; with `parts` also its head word's
         synonyms and its head word alone.
 
-        The head is the noun the phrase is about: the last word of a compound ("home town"),
+        The head is the noun the phrase is about: the last word of a compound ("market town"),
         the word before "of" in a noun with its complement ("head of state", "seat of
         government"). A complement or modifier alone never stands for the phrase: "state"
         (a synonym of "country") says nothing of what "head of state" names.
@@ -56,7 +56,7 @@ class PhraseScorer:
         words = [w for w in phrase.split() if w.lower() not in _GENERIC_HEADS]
         head = _head_word(words)
         if self.lexicon is not None and not parts and " " in phrase and self.lexicon.sense_count(phrase, "n"):
-            # phrases read together that WordNet lists as one noun ("line of work"): the whole's
+            # phrases read together that WordNet lists as one noun ("man of letters"): the whole's
             # synonyms, not any part's
             for syn in self.lexicon.synonyms(phrase, pos="n")[:MAX_SYNONYMS]:
                 variants.setdefault(syn.lower(), SYNONYM_WEIGHT)
@@ -68,7 +68,7 @@ class PhraseScorer:
                 if self.lexicon.sense_count(closed, "n"):
                     variants.setdefault(closed.lower(), 1.0)  # the same word, written closed
                 for syn in self.lexicon.synonyms(closed, pos="nav")[:MAX_SYNONYMS]:
-                    variants.setdefault(syn.lower(), SYNONYM_WEIGHT)  # "home town" is listed as "hometown"
+                    variants.setdefault(syn.lower(), SYNONYM_WEIGHT)  # "sea side" is listed as "seaside"
             if len(words) > 1 and head and not self._types_only(phrase, head):
                 # a synonym of one word of the phrase: both discounts, the synonym's and the part's
                 for syn in self.lexicon.synonyms(head, pos="nav")[:MAX_SYNONYMS]:
@@ -80,7 +80,7 @@ class PhraseScorer:
         return list(variants.items())
 
     def _types_only(self, phrase: str, head: str) -> bool:
-        """Does the head of a compound name only the answer's kind ("town" in "home town")? A
+        """Does the head of a compound name only the answer's kind ("town" in "market town")? A
         place noun (WordNet's noun.location) heading a compound leaves the relation to its
         modifier; the head alone would fit any relation about places."""
         return (self.lexicon is not None and " of " not in phrase and phrase.split()[-1] == head
@@ -242,7 +242,7 @@ def _phrase_stems(prof: RelationProfile) -> list[frozenset[str]]:
 
 def _head_word(words: Sequence[str]) -> str | None:
     """The head of a phrase's words: the word before the first "of" when one stands between two
-    words ("head of state"), else the last word ("home town")."""
+    words ("head of state"), else the last word ("market town")."""
     lowered = [w.lower() for w in words]
     if "of" in lowered[1:-1]:
         return words[lowered.index("of") - 1]

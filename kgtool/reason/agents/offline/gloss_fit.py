@@ -48,7 +48,7 @@ class GlossScorer(PhraseScorer):
         return base
 
     def verb_sense_defines(self, phrase: str, prof: RelationProfile) -> bool:
-        """A clause saying its relation by one verb ("the one who runs T"): does one of the verb's
+        """A clause saying its relation by one verb ("the man who steers T"): does one of the verb's
         frequent senses name, by another of its one-word lemmas, a word of the relation's
         definition? ("run" shares a sense with "operate"; a chief executive is "responsible for
         the operations of the firm".) The verb's own word is not enough: a definition may use it
@@ -58,9 +58,9 @@ class GlossScorer(PhraseScorer):
         if found is None:
             toks = tokenize(phrase)
             words = [tok.text for tok in toks if tok.content and tok.text.lower() not in _GENERIC]
-            # a word alone that names a kind of person ("the consort of T") is that noun, whatever
-            # senses it has as a verb; in a clause ("whoever runs"; "person runs", as the planner
-            # passes "the person who runs" without its function words) or a frame ("where did T
+            # a word alone that names a kind of person ("the widow of T") is that noun, whatever
+            # senses it has as a verb; in a clause ("whoever steers"; "person steers", as the planner
+            # passes "the person who steers" without its function words) or a frame ("where did T
             # study", passed as "study") it is the verb
             clause = any(tok.text.lower() in _CLAUSE_OPENERS or tok.text.lower() in _GENERIC for tok in toks)
             found = False
