@@ -23,19 +23,35 @@ def _words(label: str) -> list[str]:
     return normalise_label(label.replace("_", " ")).split()
 
 
+# word -> (keys of the relations whose label holds it, whether one label is that word alone), for the
+# last vocabulary seen: the catalog hands out the same dict until it reloads, and a document store's
+# ~16k labels are split once, not at every answer's status
+_index: tuple[object, dict[str, tuple[list[str], bool]]] | None = None
+
+
+def _word_index(vocabulary: dict[str, list[str]]) -> dict[str, tuple[list[str], bool]]:
+    global _index
+    if _index is None or _index[0] is not vocabulary:
+        keys: dict[str, list[str]] = {}
+        alone: set[str] = set()
+        for key, phrases in vocabulary.items():
+            label_words = _words(phrases[0] if phrases else key)
+            for word in dict.fromkeys(label_words):
+                keys.setdefault(word, []).append(key)
+            if len(label_words) == 1:
+                alone.add(label_words[0])
+        _index = (vocabulary, {word: (named, word in alone) for word, named in keys.items()})
+    return _index[1]
+
+
 def relations_of_kind(vocabulary: dict[str, list[str]], kind: str) -> list[str] | None:
     """Keys of the relations whose label has the kind's word in it, or None when no relation's
     label IS the word (the graph names no relation after this kind: nothing to check against)."""
     word = normalise_label(kind)
     if " " in word:
         return None
-    named, exact = [], False
-    for key, phrases in vocabulary.items():
-        label_words = _words(phrases[0] if phrases else key)
-        if word in label_words:
-            named.append(key)
-            exact = exact or label_words == [word]
-    return named if exact else None
+    keys, exact = _word_index(vocabulary).get(word, ([], False))
+    return keys if exact else None
 
 
 def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relation_key: str,
