@@ -204,8 +204,8 @@ UNANSWERABLE = [
 ]
 
 
-def _facts() -> list[tuple[str, str, str]]:
-    return [tuple(line.split("|")) for line in FACTS.strip().splitlines()]
+def _facts(text: str) -> list[tuple[str, str, str]]:
+    return [tuple(line.split("|")) for line in text.strip().splitlines()]
 
 
 def _follow(facts, entity: str, step: str) -> list[str]:
@@ -225,22 +225,23 @@ def _hops(facts, topic: str, chain: list[str]) -> list[str]:
     return hops
 
 
-def main() -> None:
-    facts = _facts()
-    with open(HERE / "kg.jsonl", "w", encoding="utf-8") as out:
+def write_set(here: Path, facts_text: str, questions, unanswerable) -> None:
+    """kg.jsonl, questions.jsonl and unanswerable.jsonl of one hand-written set, into `here`."""
+    facts = _facts(facts_text)
+    with open(here / "kg.jsonl", "w", encoding="utf-8") as out:
         for h, r, t in facts:
             out.write(json.dumps({"head": h, "relation": r, "tail": t}) + "\n")
-    with open(HERE / "questions.jsonl", "w", encoding="utf-8") as out:
-        for i, (question, topic, chain) in enumerate(QUESTIONS, 1):
+    with open(here / "questions.jsonl", "w", encoding="utf-8") as out:
+        for i, (question, topic, chain) in enumerate(questions, 1):
             hops = _hops(facts, topic, chain)
             out.write(json.dumps({"id": f"w{len(chain)}-{i:02d}", "question": question, "answers": [hops[-1]],
                                   "hops": len(chain), "hop_answers": hops,
                                   "chain": [s.lstrip("^") for s in chain]}) + "\n")
-    with open(HERE / "unanswerable.jsonl", "w", encoding="utf-8") as out:
-        for i, (question, missing) in enumerate(UNANSWERABLE, 1):
+    with open(here / "unanswerable.jsonl", "w", encoding="utf-8") as out:
+        for i, (question, missing) in enumerate(unanswerable, 1):
             out.write(json.dumps({"id": f"u{i:02d}", "question": question, "answers": ["(no answer)"],
                                   "answerable": False, "missing": missing}) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    write_set(HERE, FACTS, QUESTIONS, UNANSWERABLE)
