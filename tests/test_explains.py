@@ -208,6 +208,17 @@ def test_founder_and_founded_are_told_apart(role_check):
     assert role_check.check(reading(q, "Ines Farrow"), [hop(1, "employer")]).reasons() == []
 
 
+def test_where_is_not_answered_by_the_doer_of_a_synonymous_verb(role_check):
+    # "established" and "founded" share a WordNet sense: the phrase speaks of the founding, and
+    # "where" asks for its place, not for the founder the "founded by" hop ends at
+    q = "Where was Quorra Labs established?"
+    gaps = role_check.check(reading(q, "Quorra Labs"), [hop(1, "founded by")])
+    assert any("another role" in r for r in gaps.reasons())
+    q = "Where does Ines Farrow work?"  # "work" shares no sense with "employ": an employer may be a where
+    assert not any("another role" in r for r in role_check.check(reading(q, "Ines Farrow"),
+                                                               [hop(1, "employer")]).reasons())
+
+
 def test_a_verb_said_with_its_object_needs_a_hop_when_it_names_a_relation(role_check):
     """'the person who wed the creator of X' is one phrase to the reader; 'wed' (WordNet: marry) names
     the spouse relation, so a chain without a spouse hop does not explain it."""

@@ -43,9 +43,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from kgtool.core.text import content_stems, stems_match
+from kgtool.core.text import content_stems, light_stem, stems_match
 from kgtool.core.types import CandidateFact
 from kgtool.reason.answer_kind import kind_gap
+from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES
 from kgtool.reason.question import QuestionReading, Segment, read_question
 from kgtool.reason.relmatch import RelationProfile, phrase_core
 from kgtool.reason.roles import PhraseRole, clause_verb, conflict, evidence_phrasing, relation_role, segment_role
@@ -327,7 +328,8 @@ class ReadingCheck:
                 # the fact's own sentence first: it may give a verb where the label is a noun
                 said = evidence_phrasing(fact.evidence or "", fact.head or "", fact.tail or "")
                 roles = relation_role(prof.label, (*said, *prof.templates))
-                if conflict(role, roles, fact.direction):
+                synonym = role.adverbial and self._verb_synonym(seg, roles)
+                if conflict(role, roles, fact.direction, synonym_verb=synonym):
                     if (fits[seg][h] >= self.explains and fits[seg][h] >= max(fits[seg])) or \
                             fits[seg][h] >= max(raw[s][h] for s in segments):
                         turned[seg] = (prof.label or prof.key, h)  # its best hop, or the hop's best phrase
@@ -337,6 +339,22 @@ class ReadingCheck:
                     # by X": X's "founded by" taken from its tail): no discount for the direction
                     fits[seg][h] /= factor
         return turned
+
+    def _verb_synonym(self, seg, relation) -> bool:
+        """Does a word of the phrase, read as a verb, share one of its frequent WordNet senses with the
+        relation's verb? ("based" and "founded": both "establish")"""
+        lexicon = self.scorer.lexicon
+        if lexicon is None or not relation.verb:
+            return False
+        for word in seg.content:
+            verb = lexicon.verb_base(word)
+            if lexicon.sense_count(verb) > LIGHT_VERB_SENSES:
+                continue  # "go", "get", "make": a light verb shares a sense with nearly every verb
+            others = [light_stem(w) for w in lexicon.synonyms(verb, pos="v", senses=VERB_SENSES)
+                      if " " not in w and lexicon.sense_count(w) <= LIGHT_VERB_SENSES]
+            if any(stems_match(o, v) for o in others for v in relation.verb):
+                return True
+        return False
 
     def _repeated(self, hops, fits, segments) -> list[tuple[int, str]]:
         """A relation the chain takes k times needs k phrases it explains ("X's mother's mother");

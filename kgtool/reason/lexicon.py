@@ -20,6 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 
 _POS_FILES = {"n": "noun", "v": "verb", "a": "adj"}
+# a lemma with more senses than this is a light verb ("give", "have", "make") that says no sense of its own
+LIGHT_VERB_SENSES = 12
+VERB_SENSES = 4  # a verb's most frequent senses read ("run": the fourth is "direct or control", run / operate)
 
 
 def _dict_dir() -> Path | None:

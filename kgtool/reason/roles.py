@@ -293,9 +293,10 @@ def _shares(a: Sequence[str], b: Sequence[str]) -> bool:
     return any(stems_match(x, y) for x in a for y in b)
 
 
-def conflict(phrase: PhraseRole, relation: RelationRole, direction: str) -> bool:
+def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, synonym_verb: bool = False) -> bool:
     """Does the hop (the relation read `direction`: "out" answers with its tail, "in" with its head)
-    give the answer a role the phrase rules out?"""
+    give the answer a role the phrase rules out? `synonym_verb`: the phrase's verb is a synonym of the
+    relation's (the caller reads WordNet), so the phrase speaks of the same act in other words."""
     answer_is_tail = direction != "in"
     if phrase.predicate and answer_is_tail and relation.noun and not relation.verb and \
             _shares(phrase.noun, relation.noun):
@@ -305,9 +306,10 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str) -> bool
         # a noun of the question's verb: "employer" is who employs, "employee" who is employed
         kind = relation.noun_kind or AGENT
         rel = kind if answer_is_tail else (PATIENT if kind == AGENT else AGENT)
-    if phrase.adverbial and rel == AGENT and (_shares(phrase.verb, relation.verb) or not relation.verb):
+    if phrase.adverbial and rel == AGENT and (_shares(phrase.verb, relation.verb) or not relation.verb or synonym_verb):
         # "where was X founded" asks where it happened; "X (was) founded by Y", or its doer's noun
-        # ("founder": a noun gets its role only when it shares the question's verb), makes Y the doer
+        # ("founder": a noun gets its role only when it shares the question's verb), makes Y the doer;
+        # so does a synonym of the verb ("where was X established" against "founded by")
         return True
     asked = phrase.answer
     if phrase.noun and phrase.noun_kind and relation.verb and _shares(phrase.noun, relation.verb) and \

@@ -13,16 +13,13 @@ a list written for a dataset.
 from __future__ import annotations
 
 from kgtool.core.text import content_stems, light_stem, stems_match, tokenize
-from kgtool.reason.lexicon import Lexicon
+from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES, Lexicon
 from kgtool.reason.question import GENERIC_NOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 from kgtool.reason.segmatch import PhraseScorer
 
 DEFINED_FIT = 0.8  # a phrase saying a relation's definition: above a paraphrase the embeddings find loosely
 VERB_SENSE_FIT = 0.45  # one verb whose sense the definition names in other words: a loose reading, below a noun's
-# a lemma with more senses than this is a light verb ("give", "have", "make") that says no sense of its own
-LIGHT_VERB_SENSES = 12
-VERB_SENSES = 4  # the verb's most frequent senses read ("run": the fourth is "direct or control", run / operate)
 DEFINITION_SENSES = 3  # the label's most frequent noun senses read ("capital": the third is a seat of government)
 # heads of relative clauses that name no relation ("the one who ...", "the person that ...")
 _GENERIC = GENERIC_NOUNS
