@@ -85,7 +85,9 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
                    "a line) or text (a .txt file or a directory of them). Default: text for a directory or .txt, "
                    "jsonl for .jsonl.")
 @click.option("--extractor", default="mentions", show_default=True,
-              help="mentions (no model: linked entity mentions and the phrase joining them), rebel, llm.")
+              help="mentions (no model: linked entity mentions and the phrase joining them), deps (the same "
+                   "mentions related by spaCy's dependency parse: subject, verb, object; the spacy extra), "
+                   "rebel, llm.")
 @click.option("--strict", is_flag=True, help="Validate everything first; write nothing if any record is bad.")
 @click.option("--batch-size", default=500, show_default=True, help="Passages per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")

@@ -383,6 +383,9 @@ EXTRACTORS.register("rebel", RebelExtractor, description="REBEL (Babelscape/rebe
 EXTRACTORS.register("llm", LLMExtractor, description="triples from an OpenAI-compatible LLM endpoint")
 EXTRACTORS.register("mentions", "kgtool.ingest.doc_extract:MentionExtractor",
                     description="documents, no model: entity mentions linked by the gazetteer and the phrase joining them")
+EXTRACTORS.register("deps", "kgtool.ingest.doc_deps:DependencyExtractor",
+                    description="documents, spaCy's small English parser (spacy extra): the same mentions, related by "
+                                "subject, verb and object")
 
 
 def get_extractor(spec: str = "auto", *, settings: Settings | None = None, **options: Any) -> Extractor:
