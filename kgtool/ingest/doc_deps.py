@@ -83,9 +83,10 @@ class DependencyExtractor(MentionExtractor):
                 out.kinds.setdefault(m.entity_id, "name" if m.kind == "ner" else m.kind)
         at_token = self._mention_heads(mentions, doc)
         seen: set[tuple[str, str, str]] = set()
+        all_verbs = [t for t in doc if t.pos_ in ("VERB", "AUX")]
         for s_start, s_end in sentence_spans(text, sentence_starts):
             sentence = text[s_start:s_end].strip()
-            verbs = [t for t in doc if s_start <= t.idx < s_end and t.pos_ in ("VERB", "AUX")]
+            verbs = [t for t in all_verbs if s_start <= t.idx < s_end]
             for head, relation, tail in self._verb_triples(verbs, at_token, topic):
                 key = (head[0], normalize(relation), tail[0])
                 if head[0] == tail[0] or key in seen:
@@ -99,11 +100,11 @@ class DependencyExtractor(MentionExtractor):
         taken = [(m.start, m.end) for m in mentions]
         extra = []
         for ent in doc.ents:
-            start, end = ent.start_char, ent.end_char
-            while ent and ent[0].lower_ in ("the", "a", "an"):  # "the University of X": the name without it
-                ent = ent[1:]
-                start = ent.start_char if len(ent) else end
-            if ent.label_ not in _NAMED or end <= start or any(s < end and start < e for s, e in taken):
+            if ent.label_ not in _NAMED:
+                continue
+            words = [t for t in ent if t.lower_ not in ("the", "a", "an")]  # "the University of X": the name
+            start, end = (words[0].idx, ent.end_char) if words else (ent.end_char, ent.end_char)
+            if end <= start or any(s < end and start < e for s, e in taken):
                 continue
             surface = doc.text[start:end]
             extra.append(Mention(start, end, self._link(surface), self._name(surface), "ner"))
