@@ -57,6 +57,29 @@ def test_the_last_relation_naming_the_kind_is_enough(kind_kg):
                     entity_id(kg, "Corvel")) is not None
 
 
+def test_a_relation_naming_the_kind_read_backwards_does_not_make_its_head_of_that_kind(kind_kg):
+    kg = kind_kg
+    vocabulary = kg.catalog.relation_vocabulary()
+    # "Which country's currency is the dast pound?" read on past Dastmark, back over `country`, ends at
+    # Corvel: the head of a `country` fact is what lies in the country, not a country
+    country = relation_key("country")
+    assert kind_gap(kg.db, vocabulary, "country", country, "Corvel", entity_id(kg, "Corvel"),
+                    read_backwards=True) is not None
+    assert kind_gap(kg.db, vocabulary, "country", country, "Dastmark", entity_id(kg, "Dastmark"),
+                    read_backwards=True) is None
+
+
+def test_the_type_of_which_x_s_y_is_a_hint_and_y_the_relation():
+    from kgtool.reason.question import read_question
+
+    q = "Which country's currency is the dast pound?"
+    at = q.index("dast pound")
+    reading = read_question(q, (at, at + len("dast pound")))
+    assert reading.answer_type == "country"
+    assert [s.content for s in reading.required] == [("currency",)]
+    assert [s.content for s in reading.segments if s.optional] == [("country",)]
+
+
 def test_a_graph_that_names_no_relation_after_the_kind_says_nothing():
     vocabulary = {"rel:official currency": ["official currency"], "rel:capital": ["capital"]}
     assert relations_of_kind(vocabulary, "currency") is None  # no relation IS "currency"

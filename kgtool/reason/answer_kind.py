@@ -55,14 +55,16 @@ def relations_of_kind(vocabulary: dict[str, list[str]], kind: str) -> list[str] 
 
 
 def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relation_key: str,
-             answer: str, answer_id: str | None) -> str | None:
-    """Why the answer is not of the asked kind, or None when it is (or the graph cannot tell)."""
+             answer: str, answer_id: str | None, *, read_backwards: bool = False) -> str | None:
+    """Why the answer is not of the asked kind, or None when it is (or the graph cannot tell).
+    `read_backwards`: the last hop answers with the head of its fact, which a relation naming the
+    kind does not make of that kind (the head of a `country` fact is what lies in the country)."""
     if not kind or not answer:
         return None
     if kind in TIME_KINDS:
         return None if any(ch.isdigit() for ch in answer) else f"the question asks for a {kind}; {answer!r} is not one"
     keys = relations_of_kind(vocabulary, kind)
-    if not keys or last_relation_key in keys or answer_id is None:
+    if not keys or (last_relation_key in keys and not read_backwards) or answer_id is None:
         return None
     rows = db.read("graph/object_of_relations", entity_id=answer_id, keys=keys)
     if rows and rows[0]["found"]:

@@ -403,7 +403,8 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     last = chain[-1]
     if last.fact is not None:
         wrong_kind = kind_gap(kg.db, kg.catalog.relation_vocabulary(), read_question(question, span).answer_type,
-                              _key(last.fact), last.answer or "", last.answer_id)
+                              _key(last.fact), last.answer or "", last.answer_id,
+                              read_backwards=last.fact.direction == "in")
         if wrong_kind:
             gaps.append(wrong_kind)
     return gaps

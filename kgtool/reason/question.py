@@ -199,6 +199,12 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
             segments.append(_segment(words, optional=naming, bare=chunk.toks[0].low not in DETERMINERS))
     frame_words = frame + (verb_part if owner is None else [])
     answer_type = _answer_type(frame_words)
+    owned = _owned_by_type(frame_words)
+    type_words: list[_Tok] = []
+    if owned is not None:
+        # "Which country's currency is T?": the answer is a country, and the relation is its currency;
+        # the type is a hint of its own, said after the relation phrase, as a type frame is
+        type_words, frame_words = frame_words[:owned], frame_words[owned:]
     frame_content = [t for t in frame_words if _is_content(t)]
     if frame_content:
         # a frame that only names the answer's type ("Which city is ...") is a hint, unless
@@ -206,7 +212,22 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         only_type = answer_type is not None and [t.low for t in frame_content] == answer_type.split()
         optional = only_type and bool(segments)
         segments.append(_segment(frame_words, optional=optional, soft=not optional and bool(segments), bare=True))
+    if type_words:
+        segments.append(_segment(type_words, optional=True, bare=True))
     return QuestionReading(question, topic, tuple(segments), answer_type)
+
+
+def _owned_by_type(frame: list[_Tok]) -> int | None:
+    """Where the possessed phrase starts in a frame opening "(prep) which/what <noun>'s <noun> ...", or None."""
+    k = 1 if frame and frame[0].low in PREPOSITIONS else 0
+    if len(frame) < k + 4 or frame[k].low not in ("which", "what"):
+        return None
+    j = k + 1
+    while j < len(frame) and _is_content(frame[j]):
+        j += 1
+    if j == k + 1 or j >= len(frame) - 1 or frame[j].low not in ("'s", "’s"):
+        return None
+    return j + 1 if any(_is_content(t) for t in frame[j + 1:]) else None
 
 
 def _ends_possessed(right: list[_Tok], j: int) -> bool:
