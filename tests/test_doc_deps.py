@@ -52,6 +52,11 @@ def test_a_name_said_of_a_common_noun_stands_for_it(deps):
     assert ("Tamsa", "was settled by", "Vikings") in found and ("Tamsa", "was settled in", "870") in found
 
 
+def test_a_fronted_preposition_follows_its_verb(deps):
+    found = triples(deps, "Ormsby Hall", "In 1931, Ormsby Hall became a museum.")
+    assert ("Ormsby Hall", "became in", "1931") in found
+
+
 def test_ingest_docs_with_deps_is_idempotent(kg, tmp_path):
     corpus = tmp_path / "corpus.json"
     corpus.write_text(json.dumps({"Arthur Kessel": [TEXT]}), encoding="utf-8")

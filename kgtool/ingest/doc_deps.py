@@ -191,12 +191,13 @@ class DependencyExtractor(MentionExtractor):
         return list(dict.fromkeys(m for m in found if m is not None))
 
     def _phrase(self, verb, between: list) -> str:
-        words = [t for t in verb.children if t.dep_ in ("aux", "auxpass", "neg") and t.i < verb.i]
-        words.append(verb)
-        words += [t for t in verb.children if t.dep_ == "prt"]
-        words += between
-        text = " ".join(t.lower_ for t in sorted(words, key=lambda t: t.i))
-        return " ".join(text.split()[-self.max_relation_words:])
+        """Auxiliaries, the verb and its particle as said, then the predicate noun and preposition: a
+        fronted preposition ("In 1937 it became ...") is read after the verb ("became in")."""
+        words = sorted((t for t in verb.children if t.dep_ in ("aux", "auxpass", "neg") and t.i < verb.i),
+                       key=lambda t: t.i)
+        words += [verb, *(t for t in verb.children if t.dep_ == "prt")]
+        words += sorted(between, key=lambda t: t.i)
+        return " ".join(" ".join(t.lower_ for t in words).split()[-self.max_relation_words:])
 
     @staticmethod
     def _pair(m: Mention) -> tuple[str, str]:
