@@ -113,7 +113,7 @@ def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbati
 @click.option("--retriever", "retrievers", default="all", show_default=True, metavar="R1,R2,...|all",
               help="kgtool retrievers to compare with the BM25 baseline: fulltext, fulltext+bm25, dense, hybrid, "
                    "dense+linked, hybrid+linked, hybrid+cross_encoder, and the graph walks (personalised PageRank "
-                   "over passages, entities and facts) dense+walk, hybrid+walk, hybrid+walk+rrf.")
+                   "over passages, entities and facts) dense+walk, dense+linked+walk, hybrid+walk, hybrid+walk+rrf.")
 @click.option("--limit", type=int, default=None, help="Only the first N questions.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False),
               help="Write the report as JSON, with every question's top passages.")
