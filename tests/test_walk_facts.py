@@ -99,10 +99,21 @@ def test_walk_seed_options_are_checked(facts_kg):
         make_retriever(facts_kg.db, "dense+walk", embedder=facts_kg.embedder, walk={"passage_seeds": "all"})
 
 
-def test_a_store_without_fact_vectors_falls_back_to_the_names(facts_kg):
+def test_a_store_without_fact_vectors_falls_back_to_the_names(facts_kg, tmp_path):
     kg = facts_kg
+    questions = tmp_path / "dev.json"
+    questions.write_text(json.dumps([{"_id": "q1", "question": QUESTION, "answer": "River Ashlow",
+                                      "supporting_facts": [["Orvald Brennick", 0], ["Kelmsworth", 0]]}]))
+
+    def unembedded(retrievers):
+        return kg.evaluate_retrieval(questions, format="hotpotqa", k="2", retrievers=retrievers).as_dict()[
+            "facts_without_embedding"]
+
+    assert unembedded("dense+walk") == 0 and unembedded("dense") is None
     with kg.db.session() as session:
         session.run("MATCH (f:Fact) REMOVE f.embedding, f.embedding_model").consume()
+    # the report says the walk could not seed from facts, so its figures are not read as the new walk's
+    assert unembedded("dense+walk") == len(_facts(kg))
     walk = make_retriever(kg.db, "dense+walk", embedder=kg.embedder, walk={"seeds": "facts"})
     with kg.db.session() as session:
         assert walk._walk_entities(session, "Where was Orvald Brennick born?", Scope()) == ["name:orvald brennick"]

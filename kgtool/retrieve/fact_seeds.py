@@ -38,6 +38,15 @@ def fact_text(head: str | None, relation: str | None, tail: str | None) -> str:
                     if part and part.strip())
 
 
+def _model(embedder) -> str:
+    return str(getattr(embedder, "name", "") or type(embedder).__name__)
+
+
+def facts_without_embedding(db: Database, embedder) -> int:
+    """How many facts (not retracted) lack an embedding from this embedder."""
+    return int(db.read("walk/count_facts_without_embedding", model=_model(embedder))[0]["n"])
+
+
 def embed_facts(db: Database, embedder, *, batch_size: int = 512,
                 progress: Callable[[int, int], None] | None = None) -> int:
     """Embed every fact without an embedding from this model (idempotent); returns how many were embedded.
@@ -45,8 +54,8 @@ def embed_facts(db: Database, embedder, *, batch_size: int = 512,
     progress(done, total) after each page.
     """
     inner = getattr(embedder, "inner", embedder)  # each text is embedded once: a per-string cache would only hold memory
-    model = str(getattr(embedder, "name", "") or type(embedder).__name__)
-    total = db.read("walk/count_facts_without_embedding", model=model)[0]["n"] if progress else 0
+    model = _model(embedder)
+    total = facts_without_embedding(db, embedder) if progress else 0
     done = 0
     while True:
         rows = db.read("walk/facts_without_embedding", model=model, limit=int(batch_size))
