@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from kgtool.cli.app import Choice, agent_choice, connect
-from kgtool.cli.present import console, write_json
+from kgtool.cli.present import console, print_notice, write_json
 from kgtool.cli.present.reports import print_eval, print_retrieval, print_verified, run_with_progress
 from kgtool.core import formats
 from kgtool.errors import KgToolError
@@ -113,7 +113,7 @@ def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbati
 @click.option("--retriever", "retrievers", default="all", show_default=True, metavar="R1,R2,...|all",
               help="kgtool retrievers to compare with the BM25 baseline: fulltext, fulltext+bm25, dense, hybrid, "
                    "dense+linked, hybrid+linked, hybrid+cross_encoder, and the graph walks (personalised PageRank "
-                   "over passages, entities and facts) dense+walk, hybrid+walk, hybrid+walk+rrf.")
+                   "over passages, entities and facts) dense+walk, dense+linked+walk, hybrid+walk, hybrid+walk+rrf.")
 @click.option("--limit", type=int, default=None, help="Only the first N questions.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False),
               help="Write the report as JSON, with every question's top passages.")
@@ -132,6 +132,10 @@ def eval_retrieval(path, fmt, k, retrievers, limit, json_out):
     data = report.as_dict()
     print_retrieval(data)
     console.print(_cost_line(data))
+    if data.get("facts_without_embedding"):
+        print_notice("note:", f"{data['facts_without_embedding']} facts have no embedding from the graph's embedder, "
+                              "so the walk cannot seed from them (it falls back to the question's names); ingest "
+                              "the corpus again to embed them")
     if json_out:
         write_json(json_out, data)
         console.print(f"wrote {json_out}")

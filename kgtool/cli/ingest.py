@@ -129,6 +129,7 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
         ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
         ("facts per passage", f"{summary.facts_per_passage:.2f}"), ("entities", summary.entities),
         ("relations", summary.relations), ("passages embedded", summary.passages_embedded),
+        ("facts embedded", summary.facts_embedded),
         (f"duplicates ({summary.on_duplicate})", len(summary.duplicates)), ("repeats (same text)", summary.repeats),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
     ), summary, json_out)

@@ -43,3 +43,5 @@ CREATE VECTOR INDEX relation_embedding IF NOT EXISTS FOR (n:Relation) ON (n.embe
   OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX passage_embedding IF NOT EXISTS FOR (n:Passage) ON (n.embedding)
   OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON (n.embedding)
+  OPTIONS {indexConfig: {`vector.dimensions`: $dimension, `vector.similarity_function`: 'cosine'}};

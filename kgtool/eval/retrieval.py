@@ -39,6 +39,7 @@ from rank_bm25 import BM25Okapi
 from kgtool.core.scope import Scope
 from kgtool.core.text import normalize, words
 from kgtool.errors import ConfigError, InputError, KgToolError
+from kgtool.retrieve.fact_seeds import facts_without_embedding
 from kgtool.retrieve.passages import PRESETS, make_retriever
 
 FORMATS = ("hotpotqa", "musique")
@@ -216,6 +217,9 @@ class RetrievalReport:
     results: dict[str, RetrieverResult]
     linking: dict | None = None
     seconds: float = 0.0
+    # facts without a vector from the graph's embedder when a walk seeded by facts was evaluated: those
+    # walks fall back to the question's names, so their figures are the old walk's (None: no such walk)
+    facts_without_embedding: int | None = None
 
     @property
     def best(self) -> str | None:
@@ -241,6 +245,7 @@ class RetrievalReport:
             "linking": self.linking, "seconds": round(self.seconds, 2),
             "cost": {"passages_in_graph": self.passages, "seconds": round(self.seconds, 2),
                      "retrieval_seconds": {name: round(r.seconds, 2) for name, r in self.results.items()}},
+            "facts_without_embedding": self.facts_without_embedding,
         }
 
 
@@ -341,8 +346,10 @@ def evaluate_retrieval(kg, path: str | Path, *, format: str, k: Any = DEFAULT_K,
             results[name] = result
     ordered = {BASELINE: results.pop(BASELINE), **{n: results[n] for n in names}}
     linking = linking_report(kg, questions, index) if format == "musique" else None
+    fact_walks = [r for r in made.values() if "walk" in r.pools and r.walk["seeds"] != "names"]
+    unembedded = facts_without_embedding(kg.db, kg.embedder) if fact_walks else None
     return RetrievalReport(str(path), format, ks, len(questions), len(passages), gold_total, missing, ordered,
-                           linking, time.perf_counter() - t0)
+                           linking, time.perf_counter() - t0, unembedded)
 
 
 def linking_report(kg, questions: Sequence[RetrievalQuestion], index: GoldIndex) -> dict:

@@ -42,6 +42,7 @@ from kgtool.ingest.pipeline import DRIVER_FAILURES, interrupted
 from kgtool.ingest.readers import oversize
 from kgtool.ingest.records import BadRecord
 from kgtool.ingest.write_behind import write_behind
+from kgtool.retrieve.fact_seeds import embed_facts
 from kgtool.retrieve.passages import embed_passages
 
 # ------------------------------------------------------------------------------- pipeline
@@ -59,6 +60,7 @@ class DocIngestSummary:
     relations: int = 0
     relations_embedded: int = 0
     passages_embedded: int = 0
+    facts_embedded: int = 0  # facts embedded for the graph walk's query-to-triple seeds (kgtool.retrieve.fact_seeds)
     skipped: list[BadRecord] = field(default_factory=list)
     on_duplicate: str = "merge"
     duplicates: list[str] = field(default_factory=list)  # merged or skipped records (refused ones are in skipped)
@@ -79,7 +81,7 @@ class DocIngestSummary:
                 "documents": self.documents, "passages": self.passages, "facts": self.facts,
                 "facts_per_passage": round(self.facts_per_passage, 3), "entities": self.entities,
                 "relations": self.relations, "relations_embedded": self.relations_embedded,
-                "passages_embedded": self.passages_embedded,
+                "passages_embedded": self.passages_embedded, "facts_embedded": self.facts_embedded,
                 "skipped": [str(b) for b in self.skipped], "on_duplicate": self.on_duplicate,
                 "duplicates": len(self.duplicates), "duplicate_records": list(self.duplicates),
                 "repeats": self.repeats, "oversize": list(self.oversize), "seconds": round(self.seconds, 3)}
@@ -280,6 +282,7 @@ def ingest_docs(
         summary.passages_embedded = batches.finish()
         # passages of earlier ingests still without an embedding from this model
         summary.passages_embedded += embed_passages(db, passage_embedder)
+        summary.facts_embedded = embed_facts(db, passage_embedder)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
     summary.seconds = time.perf_counter() - t0
     return summary

@@ -14,8 +14,9 @@ Pools (each one Cypher read, cypher/passages/):
   entity that one of the top `seeds` passages mentions, the bridge a
   multi-hop question crosses ("the performer of Hello Love" -> Hank Snow's page).
 - ``walk``: after a first ranking, personalised PageRank over a bounded
-  Passage-Entity-Fact subgraph seeded by the question's linked entities and the
-  ranked pool (kgtool.retrieve.walk); its score is ``walk``.
+  Passage-Entity-Fact subgraph seeded by the ranked pool and by entities: the
+  question's linked names and the entities of the facts nearest to the question
+  (kgtool.retrieve.walk, kgtool.retrieve.fact_seeds); its score is ``walk``.
 
 Scorers are looked up by name in a scorer registry (`passage_scorers()` adds
 ``dense`` and ``fulltext`` to the built-in ``bm25`` and ``cross_encoder``).
@@ -39,6 +40,9 @@ from kgtool.retrieve.scoring import default_registry, field_of
 
 POOLS = ("fulltext", "vector", "linked", "walk")
 WALK_FUSIONS = ("ppr", "rrf")
+WALK_SEEDS = ("names", "facts", "both")  # the walk's entity seeds (see PassageRetriever._walk_entities)
+WALK_DEFAULTS = {"fusion": "ppr", "seeds": "both", "passage_seeds": "pool"}
+WALK_PASSAGE_SEEDS = ("pool", "dense")  # the first-stage pool's scores, or the dense score of every walked passage
 FUSIONS = ("sum", "rrf")
 RRF_K = 60  # the usual reciprocal-rank constant: ranks past a few dozen barely differ
 
@@ -200,9 +204,13 @@ class PassageRetriever:
     times the score of the seed that leads to it: with a weight below 1 it
     ranks below its seed, and above unlinked passages that match the query
     as well as it does. walk: options of the ``walk`` pool (kgtool.retrieve.walk:
-    per_entity, max_new, damping, passage_weight, and fusion: ``ppr`` ranks by the
+    per_entity, max_new, damping, passage_weight; fusion: ``ppr`` ranks by the
     walk's score alone as HippoRAG 2 does, ``rrf`` adds its reciprocal rank to the
-    first-stage scorers').
+    first-stage scorers'; seeds: the entities it restarts at, ``names`` linked in the
+    question, ``facts`` of the nearest facts (HippoRAG 2's query-to-triple step) or
+    ``both`` (the default: the nearest facts that touch a linked name, and the names);
+    passage_seeds: ``pool`` scores or ``dense`` cosines of every walked passage;
+    facts, entities: kgtool.retrieve.fact_seeds' FACTS and ENTITIES).
     """
 
     def __init__(self, db: Database, *, scorers: Sequence[str] = ("bm25",), weights: Sequence[float] | None = None,
@@ -231,9 +239,17 @@ class PassageRetriever:
         self.embedder = embedder
         self.seeds = max(1, int(seeds))
         self.link_weight = float(link_weight)
-        self.walk = dict(walk or {})
-        if self.walk.get("fusion", "ppr") not in WALK_FUSIONS:
+        self.walk = {**WALK_DEFAULTS, **(walk or {})}
+        if self.walk["fusion"] not in WALK_FUSIONS:
             raise ConfigError(f"unknown walk fusion {self.walk['fusion']!r}; use one of {', '.join(WALK_FUSIONS)}")
+        if self.walk["seeds"] not in WALK_SEEDS:
+            raise ConfigError(f"unknown walk seeds {self.walk['seeds']!r}; use one of {', '.join(WALK_SEEDS)}")
+        if self.walk["passage_seeds"] not in WALK_PASSAGE_SEEDS:
+            raise ConfigError(f"unknown walk passage seeds {self.walk['passage_seeds']!r}; use one of "
+                              f"{', '.join(WALK_PASSAGE_SEEDS)}")
+        if "walk" in pools and (self.walk["seeds"] != "names"
+                                or self.walk["passage_seeds"] == "dense") and embedder is None:
+            raise ConfigError("the walk's fact or dense seeds need an embedder: PassageRetriever(..., embedder=kg.embedder)")
         self._linker = None
         self.scorers = {name: registry.create(name, **options.get(name, {})) for name in scorers}
         self.weights = tuple(weights) if weights is not None else (1.0,) * len(self.scorers)
@@ -319,17 +335,24 @@ class PassageRetriever:
         """Rank by (or fuse in) personalised PageRank over the subgraph around the pool and the question's entities."""
         from kgtool.retrieve.walk import read_subgraph, walk_scores
 
-        options = {k: v for k, v in self.walk.items() if k != "fusion"}
+        options = {k: v for k, v in self.walk.items() if k not in ("fusion", "seeds", "passage_seeds", "facts",
+                                                                   "entities")}
         graph_options = {k: options.pop(k) for k in ("per_entity", "max_new") if k in options}
-        entities = self._question_entities(session, query)
+        entities = self._walk_entities(session, query, scope)
         seeds = [pool[i].passage_id for i in order]
-        graph = read_subgraph(self.db, session, seeds, entities, _scope_params(scope), **graph_options)
-        scaled = _scaled(total)
-        scores = walk_scores(graph, {pool[i].passage_id: float(scaled[i]) for i in order}, entities, **options)
+        graph = read_subgraph(self.db, session, seeds, list(entities), _scope_params(scope), **graph_options)
         known = {h.passage_id for h in pool}
         fresh = [pid for pid in graph.passages if pid not in known]
         merged = pool + _passages(self.db, session, fresh)
-        if self.walk.get("fusion", "ppr") == "rrf":
+        if self.walk["passage_seeds"] == "dense":
+            # HippoRAG 2 seeds every passage by its dense score; here every passage of the subgraph
+            dense = _scaled(self._dense(session, query, merged))
+            passage_seeds = {h.passage_id: float(v) for h, v in zip(merged, dense)}
+        else:
+            scaled = _scaled(total)
+            passage_seeds = {pool[i].passage_id: float(scaled[i]) for i in order}
+        scores = walk_scores(graph, passage_seeds, entities, **options)
+        if self.walk["fusion"] == "rrf":
             # the first-stage scorers rank old and new passages together, then the walk's rank is added
             base = self._rank(session, query, merged) if len(merged) > len(pool) else total
         else:
@@ -337,10 +360,38 @@ class PassageRetriever:
         values = np.array([scores.get(h.passage_id, 0.0) for h in merged])
         for hit, value in zip(merged, values):
             hit.scores["walk"] = float(value)
-        new_total = base + (_reciprocal_ranks(values) if self.walk.get("fusion", "ppr") == "rrf" else values)
+        new_total = base + (_reciprocal_ranks(values) if self.walk["fusion"] == "rrf" else values)
         new_order = sorted(range(len(merged)), key=lambda i: (-new_total[i], merged[i].passage_id))
         self.last_walk = graph.size()
         return merged, new_total, new_order
+
+    def _walk_entities(self, session, query: str, scope: Scope) -> list[str] | dict[str, float]:
+        """The walk's entity seeds: names linked in the query, the entities of the facts nearest to it, or both.
+
+        With no embedded fact in the graph the fact seeds fall back to the names.
+        """
+        kind = self.walk["seeds"]
+        names = self._question_entities(session, query) if kind in ("names", "both") else []
+        if kind == "names":
+            return names
+        from kgtool.retrieve.fact_seeds import fact_entity_seeds
+
+        limits = {k: int(self.walk[k]) for k in ("facts", "entities") if k in self.walk}
+        probe = _unit(self.embedder.encode([query]))[0]
+        anchors = names if kind == "both" else ()
+        weights = fact_entity_seeds(self.db, session, probe, _scope_params(scope), anchors=anchors, **limits)
+        if not weights:
+            return names or self._question_entities(session, query)
+        if kind == "both":
+            # a linked name weighs as much as an entity of the best fact: 1 / its passage degree
+            for row in _read(self.db, session, "walk/entity_info", ids=names):
+                weights[row["entity_id"]] = max(weights.get(row["entity_id"], 0.0), 1.0 / max(1, int(row["degree"])))
+        return weights
+
+    def _dense(self, session, query: str, hits: list[PassageHit]) -> np.ndarray:
+        """Cosine of the query and each passage (stored embeddings, else embedded now)."""
+        vectors = stored_embeddings(self.db, session, [h.passage_id for h in hits])
+        return np.asarray(DenseScorer(self.embedder).score(query, hits, vectors=vectors), dtype=float)
 
     def _question_entities(self, session, query: str) -> list[str]:
         """The entities the query names, as kgtool.retrieve.walk.question_entities keeps them."""
@@ -404,9 +455,12 @@ PRESETS: dict[str, dict] = {
     "hybrid+linked": {"pools": ("fulltext", "vector", "linked"), "scorers": ("fulltext", "dense"), "fusion": "rrf",
                       "seeds": 3, "link_weight": 0.5},
     "hybrid+cross_encoder": {"pools": ("fulltext", "vector"), "scorers": ("cross_encoder",)},
-    # graph walk (kgtool.retrieve.walk) with HippoRAG 2's settings (damping 0.5, passage seed weight 0.05),
-    # seeded by the hybrid pool: ranked by the walk alone, or its rank fused with full-text and dense
+    # graph walk (kgtool.retrieve.walk) with HippoRAG 2's settings (damping 0.5, passage seed weight 0.05, the
+    # 5 nearest facts' 5 best entities, WALK_DEFAULTS), seeded by the dense or hybrid pool: ranked by the walk
+    # alone, or its rank fused with full-text and dense; dense+linked+walk seeds it with the linked expansion
     "dense+walk": {"pools": ("vector", "walk"), "scorers": ("dense",), "walk": {"fusion": "ppr"}},
+    "dense+linked+walk": {"pools": ("vector", "linked", "walk"), "scorers": ("dense",), "seeds": 3,
+                          "link_weight": 0.5, "walk": {"fusion": "ppr"}},
     "hybrid+walk": {"pools": ("fulltext", "vector", "walk"), "scorers": ("fulltext", "dense"), "fusion": "rrf",
                     "walk": {"fusion": "ppr"}},
     "hybrid+walk+rrf": {"pools": ("fulltext", "vector", "walk"), "scorers": ("fulltext", "dense"), "fusion": "rrf",

@@ -30,6 +30,8 @@ Seeds (the restart distribution), as in HippoRAG 2: each question entity has
 weight 1 / its passage degree (a rare name says more than a common one), each
 first-stage passage `passage_weight` (0.05) times its first-stage score scaled
 to 0..1. Damping 0.5 (the walk continues with probability 0.5 at each step).
+The entity seeds may come already weighted instead: those of the facts nearest
+to the question (kgtool.retrieve.fact_seeds), which are read first in step 2.
 """
 from __future__ import annotations
 
@@ -169,12 +171,13 @@ def question_entities(db, session, query: str, mentions: Sequence) -> list[str]:
     return list(dict.fromkeys(e for e, multiword in kept if e in info and (info[e]["topic"] or multiword)))
 
 
-def walk_scores(graph: Subgraph, passage_seeds: Mapping[str, float], entity_seeds: Sequence[str], *,
-                damping: float = DAMPING, passage_weight: float = PASSAGE_WEIGHT) -> dict[str, float]:
+def walk_scores(graph: Subgraph, passage_seeds: Mapping[str, float], entity_seeds: Sequence[str] | Mapping[str, float],
+                *, damping: float = DAMPING, passage_weight: float = PASSAGE_WEIGHT) -> dict[str, float]:
     """Personalised PageRank of every passage of the subgraph.
 
     passage_seeds: passage id -> first-stage score scaled to 0..1; entity_seeds: the
-    question's linked entities.
+    question's linked entities (each weighted 1 / its passage degree), or entity id ->
+    restart weight (the fact seeds of kgtool.retrieve.fact_seeds, already weighted).
     """
     index = {pid: i for i, pid in enumerate(graph.passages)}
     offset = len(index)
@@ -201,9 +204,11 @@ def walk_scores(graph: Subgraph, passage_seeds: Mapping[str, float], entity_seed
     for entity in graph.entities:
         out_weight[index[entity]] = graph.degree.get(entity, 0) + fact_degree.get(entity, 0)
     reset = np.zeros(n)
-    for entity in entity_seeds:
+    weighted = entity_seeds if isinstance(entity_seeds, Mapping) else {
+        entity: 1.0 / max(1, graph.degree.get(entity, 0)) for entity in entity_seeds}
+    for entity, value in weighted.items():
         if entity in index:
-            reset[index[entity]] += 1.0 / max(1, graph.degree.get(entity, 0))
+            reset[index[entity]] += float(value)
     for pid, score in passage_seeds.items():
         if pid in index:
             reset[index[pid]] += passage_weight * float(score)

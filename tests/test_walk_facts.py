@@ -1,0 +1,121 @@
+"""The graph walk's query-to-triple seeds (kgtool.retrieve.fact_seeds) on a real Neo4j and a small invented corpus."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kgtool.core.scope import Scope
+from kgtool.errors import ConfigError
+from kgtool.retrieve.fact_seeds import embed_facts, entity_weights, fact_entity_seeds, fact_text
+from kgtool.retrieve.passages import _unit, make_retriever
+
+# An invented corpus: the question asks for the river of a made-up composer's town, written in lower
+# case (no name the linker would keep as a walk seed); only the facts tie the composer to the town.
+CORPUS = {
+    "Orvald Brennick": ["Orvald Brennick was a composer born in Kelmsworth.", " Brennick wrote three operas."],
+    "Kelmsworth": ["Kelmsworth is a market town on the River Ashlow.", " Its bridge dates from 1410."],
+    "River Ashlow": ["The River Ashlow is 40 miles long."],
+    "Opera in Lund": ["An opera season runs in Lund, where composers meet every spring."],
+    "Composer prizes": ["The composer prize of Tavern Hill is given to a composer of operas each year."],
+    "Market towns": ["A market town holds a weekly market; many market towns stand on rivers."],
+}
+QUESTION = "which river runs through the town where orvald brennick was born?"
+
+
+@pytest.fixture
+def facts_kg(kg, tmp_path):
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps(CORPUS), encoding="utf-8")
+    kg.ingest_docs(path, format="hotpotqa", embed_relations=False)
+    return kg
+
+
+def _facts(kg) -> list[dict]:
+    with kg.db.session() as session:
+        return [dict(r) for r in session.run(
+            "MATCH (h:Entity)-[:SUBJECT_OF]->(f:Fact)-[:OBJECT]->(t:Entity) "
+            "RETURN f.id AS id, h.id AS head_id, h.name AS head, f.relation AS relation, t.id AS tail_id, "
+            "t.name AS tail, f.embedding AS embedding, f.embedding_model AS model")]
+
+
+def test_entity_weights_follow_hipporag2():
+    rows = [{"score": 0.8, "head_id": "a", "head_degree": 1, "tail_id": "b", "tail_degree": 4},
+            {"score": 0.4, "head_id": "a", "head_degree": 1, "tail_id": "c", "tail_degree": 0},
+            {"score": 0.2, "head_id": "d", "head_degree": 2, "tail_id": "e", "tail_degree": 2}]
+    weights = entity_weights(rows, entities=3)
+    # scores over the best (1, 0.5, 0.25), divided by the passage degree, averaged per entity, best 3 kept
+    assert weights == pytest.approx({"a": (1.0 + 0.5) / 2, "c": 0.5, "b": 0.25})
+    assert entity_weights([]) == {}
+
+
+def test_ingest_embeds_each_fact_once_as_its_triple(facts_kg):
+    kg = facts_kg
+    facts = _facts(kg)
+    assert facts and all(f["embedding"] for f in facts)
+    assert {f["model"] for f in facts} == {kg.embedder.name}
+    one = facts[0]
+    expected = _unit(kg.embedder.encode([fact_text(one["head"], one["relation"], one["tail"])]))[0]
+    assert float(_unit(np.asarray(one["embedding"]))[0] @ expected) > 0.999
+    assert embed_facts(kg.db, kg.embedder) == 0  # nothing left to embed: idempotent
+
+
+def test_fact_seeds_are_the_nearest_facts_entities_and_anchors_filter_them(facts_kg):
+    kg = facts_kg
+    probe = _unit(kg.embedder.encode([QUESTION]))[0]
+    scope = {"cases": None, "batches": None}
+    with kg.db.session() as session:
+        seeds = fact_entity_seeds(kg.db, session, probe, scope)
+        rows = kg.db.run_in(session, "walk/fact_seeds", embedding=[float(x) for x in probe], limit=20, **scope)
+        anchored = fact_entity_seeds(kg.db, session, probe, scope, anchors=["name:river ashlow"], facts=1)
+    assert "name:orvald brennick" in seeds and 0 < len(seeds) <= 5
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+    # the anchor keeps only facts that touch it: the one fact left is the town's river
+    ashlow = [r for r in rows if "name:river ashlow" in (r["head_id"], r["tail_id"])]
+    assert ashlow and rows[0] not in ashlow
+    assert set(anchored) == {ashlow[0]["head_id"], ashlow[0]["tail_id"]}
+
+
+def test_fact_seeds_bring_the_far_hop_the_names_miss(facts_kg):
+    kg = facts_kg
+    by_names = make_retriever(kg.db, "dense+walk", embedder=kg.embedder, pool_size=1, walk={"seeds": "names"})
+    by_facts = make_retriever(kg.db, "dense+walk", embedder=kg.embedder, pool_size=1, walk={"seeds": "facts"})
+    with kg.db.session() as session:
+        assert by_names._walk_entities(session, QUESTION, Scope()) == []  # nothing written as a name
+        seeds = by_facts._walk_entities(session, QUESTION, Scope())
+        names_top = [h.title for h in by_names.retrieve(session, QUESTION, Scope(), 2)]
+        facts_top = [h.title for h in by_facts.retrieve(session, QUESTION, Scope(), 2)]
+    assert {"name:orvald brennick", "name:kelmsworth"} <= set(seeds)
+    # the names walk only spreads from the one pooled passage; the facts reach the town's river
+    assert "River Ashlow" not in names_top
+    assert "River Ashlow" in facts_top and "Kelmsworth" in facts_top
+
+
+def test_walk_seed_options_are_checked(facts_kg):
+    with pytest.raises(ConfigError, match="walk seeds"):
+        make_retriever(facts_kg.db, "dense+walk", embedder=facts_kg.embedder, walk={"seeds": "words"})
+    with pytest.raises(ConfigError, match="walk passage seeds"):
+        make_retriever(facts_kg.db, "dense+walk", embedder=facts_kg.embedder, walk={"passage_seeds": "all"})
+
+
+def test_a_store_without_fact_vectors_falls_back_to_the_names(facts_kg, tmp_path):
+    kg = facts_kg
+    questions = tmp_path / "dev.json"
+    questions.write_text(json.dumps([{"_id": "q1", "question": QUESTION, "answer": "River Ashlow",
+                                      "supporting_facts": [["Orvald Brennick", 0], ["Kelmsworth", 0]]}]))
+
+    def unembedded(retrievers):
+        return kg.evaluate_retrieval(questions, format="hotpotqa", k="2", retrievers=retrievers).as_dict()[
+            "facts_without_embedding"]
+
+    assert unembedded("dense+walk") == 0 and unembedded("dense") is None
+    with kg.db.session() as session:
+        session.run("MATCH (f:Fact) REMOVE f.embedding, f.embedding_model").consume()
+    # the report says the walk could not seed from facts, so its figures are not read as the new walk's
+    assert unembedded("dense+walk") == len(_facts(kg))
+    walk = make_retriever(kg.db, "dense+walk", embedder=kg.embedder, walk={"seeds": "facts"})
+    with kg.db.session() as session:
+        assert walk._walk_entities(session, "Where was Orvald Brennick born?", Scope()) == ["name:orvald brennick"]
+        hits = walk.retrieve(session, "Where was Orvald Brennick born?", Scope(), 2)
+    assert hits and hits[0].title == "Orvald Brennick"
