@@ -60,8 +60,8 @@ def _check_method(method: str, config: dict) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print answers as JSON.")
 @click.option("--passages", "preset", default=None, metavar="PRESET",
               help="Instead of answering, show the passages a retriever preset ranks first for the question: "
-                   "hybrid, hybrid+linked, dense+walk, dense+linked+walk, hybrid+walk (graph walks), ... (see `kgtool eval "
-                   "retrieval`).")
+                   "hybrid, hybrid+linked, dense+walk, dense+linked+walk, hybrid+walk (graph walks), ... "
+                   "(see `kgtool eval retrieval`).")
 @click.option("--top", default=5, show_default=True, help="How many passages --passages shows.")
 def ask(question, file_, agents, method, settings_, scope, as_json, preset, top):
     """Answer a multi-hop QUESTION (or every question in -f FILE) and print the chain.
