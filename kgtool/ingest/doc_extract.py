@@ -67,7 +67,7 @@ class Mention:
     end: int
     entity_id: str
     name: str  # the entity's display name (its gazetteer primary name, or the surface)
-    kind: str  # gazetteer | title | quoted | name | number
+    kind: str  # gazetteer | title | quoted | name | number | ner (a parser's named entity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,20 +254,30 @@ class MentionExtractor:
     # ------------------------------------------------------------------ triples
 
     def extract_passage(self, title: str, text: str, sentence_starts: Sequence[int] | None = None) -> PassageExtraction:
+        mentions = self.mentions(title, text)
+
+        def sentence_triples(s_start: int, s_end: int, topic):
+            inside = [m for m in mentions if s_start <= m.start and m.end <= s_end]
+            return self._sentence_triples(text, s_start, inside, topic)
+
+        return self._extraction(title, text, sentence_starts, mentions, sentence_triples)
+
+    def _extraction(self, title: str, text: str, sentence_starts, mentions: list[Mention],
+                    sentence_triples) -> PassageExtraction:
+        """The passage's entities (its topic and every mention) and the triples `sentence_triples(start,
+        end, topic)` reads from each sentence, each (head, relation, tail) once."""
         out = PassageExtraction()
         topic = (self._topic_id(title), title) if title else None
         if topic:
             out.entities[topic[0]] = topic[1]
-        mentions = self.mentions(title, text)
         for m in mentions:
             out.entities.setdefault(m.entity_id, m.name)
-            if m.kind in ("quoted", "name", "number"):
-                out.kinds.setdefault(m.entity_id, m.kind)
+            if m.kind in ("quoted", "name", "number", "ner"):
+                out.kinds.setdefault(m.entity_id, "name" if m.kind == "ner" else m.kind)
         seen: set[tuple[str, str, str]] = set()
         for s_start, s_end in sentence_spans(text, sentence_starts):
-            inside = [m for m in mentions if s_start <= m.start and m.end <= s_end]
             sentence = text[s_start:s_end].strip()
-            for head, relation, tail in self._sentence_triples(text, s_start, inside, topic):
+            for head, relation, tail in sentence_triples(s_start, s_end, topic):
                 key = (head[0], normalize(relation), tail[0])
                 if head[0] == tail[0] or key in seen:
                     continue
