@@ -119,3 +119,18 @@ def test_a_store_without_fact_vectors_falls_back_to_the_names(facts_kg, tmp_path
         assert walk._walk_entities(session, "Where was Orvald Brennick born?", Scope()) == ["name:orvald brennick"]
         hits = walk.retrieve(session, "Where was Orvald Brennick born?", Scope(), 2)
     assert hits and hits[0].title == "Orvald Brennick"
+
+
+def test_a_store_without_the_fact_index_falls_back_to_the_names(facts_kg):
+    # a store made before the fact index existed, read without applying the schema again
+    kg = facts_kg
+    walk = make_retriever(kg.db, "dense+walk", embedder=kg.embedder, walk={"seeds": "facts"})
+    with kg.db.session() as session:
+        session.run("DROP INDEX fact_embedding IF EXISTS").consume()
+    try:
+        with kg.db.session() as session:
+            assert walk._walk_entities(session, "Where was Orvald Brennick born?", Scope()) == ["name:orvald brennick"]
+    finally:
+        kg.init_schema()
+        with kg.db.session() as session:
+            session.run("CALL db.awaitIndexes(300)").consume()

@@ -70,6 +70,13 @@ def embed_facts(db: Database, embedder, *, batch_size: int = 512,
             progress(done, max(total, done))
 
 
+def fact_index_ready(db: Database) -> bool:
+    """Is the fact_embedding vector index online? A store made before it existed has none until its
+    schema is applied again (`kgtool db init`, or any `kgtool ingest`); the walk then seeds from names.
+    Asked at every question (a few ms beside the walk's hundreds) so a dropped index is seen too."""
+    return any(r["name"] == "fact_embedding" and r["state"] == "ONLINE" for r in db.read("admin/indexes"))
+
+
 def _read(db, session, name: str, **params) -> list[dict]:
     return db.run_in(session, name, **params) if session is not None else db.read(name, **params)
 
@@ -86,6 +93,8 @@ def fact_entity_seeds(db, session, probe: Sequence[float], scope_params: dict, *
     Empty when the graph holds no embedded fact (a store ingested before facts
     were embedded: ingesting its corpus again embeds them, `embed_facts`).
     """
+    if not fact_index_ready(db):
+        return {}
     wanted = set(anchors)
     rows = _read(db, session, "walk/fact_seeds", embedding=[float(x) for x in probe],
                  limit=int(max(candidates, facts) if wanted else facts), **scope_params)
