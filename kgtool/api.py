@@ -191,12 +191,14 @@ class KnowledgeGraph(GraphServices):
 
     def ingest_docs(self, path: str | Path, *, format: str | None = None, extractor="mentions",
                     strict: bool = False, batch_size: int = 500, embed_relations: bool = True,
-                    embed_passages: bool = True, progress=None, embed_progress=None, on_duplicate: str | None = None):
+                    embed_passages: bool = True, progress=None, embed_progress=None, fact_progress=None,
+                    on_duplicate: str | None = None):
         """Load a document collection (hotpotqa, musique, 2wiki, jsonl or text) as Documents and
         Passages with the triples extracted from them; returns a DocIngestSummary.
 
         extractor: mentions (default, no model), rebel, llm, or an object with extract_batch.
-        embed_passages: store each passage's embedding (the graph's embedder) for dense retrieval.
+        embed_passages: store each passage's embedding (the graph's embedder) for dense retrieval, and each
+        fact's, for the graph walk's fact seeds (progress of the latter: fact_progress(done, total)).
         on_duplicate: merge, error or skip, for records naming a document already read with other text
         (None: merge for the title formats, error for jsonl; see kgtool.ingest.docs).
         Re-ingesting a file changes no counts (see kgtool.ingest.docs).
@@ -207,7 +209,7 @@ class KnowledgeGraph(GraphServices):
             self.db, path, format=format, extractor=extractor, strict=strict, batch_size=batch_size,
             embedder=self.embedder if embed_relations else None,
             passage_embedder=self.embedder if embed_passages else None,
-            settings=self.settings, progress=progress, embed_progress=embed_progress,
+            settings=self.settings, progress=progress, embed_progress=embed_progress, fact_progress=fact_progress,
             on_duplicate=on_duplicate))
         self.reset_caches()
         return summary

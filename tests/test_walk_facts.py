@@ -61,6 +61,15 @@ def test_ingest_embeds_each_fact_once_as_its_triple(facts_kg):
     assert embed_facts(kg.db, kg.embedder) == 0  # nothing left to embed: idempotent
 
 
+def test_ingest_reports_the_fact_embedding_progress(kg, tmp_path):
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps(CORPUS), encoding="utf-8")
+    seen = []
+    summary = kg.ingest_docs(path, format="hotpotqa", embed_relations=False,
+                             fact_progress=lambda done, total: seen.append((done, total)))
+    assert summary.facts_embedded > 0 and seen[-1] == (summary.facts_embedded, summary.facts_embedded)
+
+
 def test_fact_seeds_are_the_nearest_facts_entities_and_anchors_filter_them(facts_kg):
     kg = facts_kg
     probe = _unit(kg.embedder.encode([QUESTION]))[0]

@@ -108,16 +108,18 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
     with connect() as kg:
         kg.init_schema()
         with ingest_progress("passages") as (bar, progress):
-            embedding = None
+            tasks: dict[str, object] = {}
 
-            def embed_progress(done, total):
-                nonlocal embedding
-                if embedding is None:
-                    embedding = bar.add_task("embedding", total=total, rate="embedding passages")
-                bar.update(embedding, completed=done, total=total)
+            def stage_progress(what: str):
+                def update(done, total):
+                    if what not in tasks:
+                        tasks[what] = bar.add_task("embedding", total=total, rate=f"embedding {what}")
+                    bar.update(tasks[what], completed=done, total=total)
+                return update
 
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
-                                     progress=progress, embed_progress=embed_progress, on_duplicate=on_duplicate)
+                                     progress=progress, embed_progress=stage_progress("passages"),
+                                     fact_progress=stage_progress("facts"), on_duplicate=on_duplicate)
         resolve_after_ingest(kg, resolve_with or "none")
     for note in summary.duplicates:
         print_notice("duplicate", note)

@@ -181,6 +181,7 @@ def ingest_docs(
     settings=None,
     progress: Callable[[int, int], None] | None = None,
     embed_progress: Callable[[int, int], None] | None = None,
+    fact_progress: Callable[[int, int], None] | None = None,
     on_duplicate: str | None = None,
 ) -> DocIngestSummary:
     """Load a document collection; see the module docstring. One transaction per `batch_size` passages.
@@ -282,7 +283,7 @@ def ingest_docs(
         summary.passages_embedded = batches.finish()
         # passages of earlier ingests still without an embedding from this model
         summary.passages_embedded += embed_passages(db, passage_embedder)
-        summary.facts_embedded = embed_facts(db, passage_embedder)
+        summary.facts_embedded = embed_facts(db, passage_embedder, progress=fact_progress)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
     summary.seconds = time.perf_counter() - t0
     return summary
