@@ -11,7 +11,8 @@ process (models loaded once, two warm-up questions per method not counted); ever
 answered by both, one after the other, the order alternating per question, so the two share the
 machine's load. Printed per method: p50 and mean latency of each (`Answer.latency_ms`, the figure
 `kgtool eval` reports), the new/old ratio of the p50s and the median of per-question ratios, EM
-and F1 of each.
+and F1 of each, the questions whose answer (or status) differs between the two, and the p50 wall
+time of the whole `kg.answer` call (latency_ms leaves out the run's opening and closing writes).
 """
 from __future__ import annotations
 
@@ -38,11 +39,14 @@ def worker() -> int:
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         job = json.loads(line)
+        t0 = time.perf_counter()
         try:
             a = kg.answer(job["question"], method=job["method"], agents="offline")
-            out = {"ms": a.latency_ms, "answer": a.answer, "status": a.status}
+            # latency_ms leaves out opening the run and its closing write; the call's own wall time has them
+            out = {"ms": a.latency_ms, "wall_ms": (time.perf_counter() - t0) * 1000, "answer": a.answer,
+                   "status": a.status}
         except Exception as exc:  # a failing answer is reported, the bench goes on
-            out = {"ms": None, "answer": None, "status": f"error: {exc}"}
+            out = {"ms": None, "wall_ms": None, "answer": None, "status": f"error: {exc}"}
         print(json.dumps(out), flush=True)
     kg.close()
     return 0
@@ -105,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     for w in workers.values():
         w.close()
     print(f"| method | p50 ms old | p50 ms new | new/old (p50) | new/old (median per question) | mean ms old | "
-          f"mean ms new | EM old | EM new | F1 old | F1 new |")
-    print("| --- " * 11 + "|")
+          f"mean ms new | EM old | EM new | F1 old | F1 new | answers changed |")
+    print("| --- " * 12 + "|")
     report = {}
     for method, by in rows.items():
         ms = {k: [r["ms"] for r in v if r["ms"] is not None] for k, v in by.items()}
@@ -115,10 +119,23 @@ def main(argv: list[str] | None = None) -> int:
         mean = {k: statistics.mean(v) if v else float("nan") for k, v in ms.items()}
         em = {k: statistics.mean(r["em"] for r in v) for k, v in by.items()}
         f1 = {k: statistics.mean(r["f1"] for r in v) for k, v in by.items()}
+        # a speed change must not change what is answered: the answers that differ, question by question
+        changed = [n for n, (o, n_) in enumerate(zip(by["old"], by["new"]), start=WARMUP + 1)
+                   if (o["answer"], o["status"]) != (n_["answer"], n_["status"])]
         print(f"| {method} | {p50['old']:.0f} | {p50['new']:.0f} | {p50['new'] / p50['old']:.2f} | "
               f"{statistics.median(ratios):.2f} | {mean['old']:.0f} | {mean['new']:.0f} | {em['old']:.3f} | "
-              f"{em['new']:.3f} | {f1['old']:.3f} | {f1['new']:.3f} |")
-        report[method] = {"p50": p50, "mean": mean, "em": em, "f1": f1, "ratios": ratios, "rows": by}
+              f"{em['new']:.3f} | {f1['old']:.3f} | {f1['new']:.3f} | {len(changed)} |")
+        report[method] = {"p50": p50, "mean": mean, "em": em, "f1": f1, "ratios": ratios, "changed": changed,
+                          "rows": by}
+    for method, rep in report.items():
+        wall = {k: [r["wall_ms"] for r in v if r.get("wall_ms") is not None] for k, v in rep["rows"].items()}
+        if wall["old"] and wall["new"]:
+            old_p50, new_p50 = statistics.median(wall["old"]), statistics.median(wall["new"])
+            print(f"# {method} wall time of the kg.answer call (the run's opening and closing writes included): "
+                  f"p50 old {old_p50:.0f} ms, new {new_p50:.0f} ms, new/old {new_p50 / old_p50:.2f}")
+        for n in rep["changed"]:
+            o, n_ = rep["rows"]["old"][n - WARMUP - 1], rep["rows"]["new"][n - WARMUP - 1]
+            print(f"# {method} question {n}: old {o['answer']!r} ({o['status']}), new {n_['answer']!r} ({n_['status']})")
     print(f"# load {os.getloadavg()[0]:.1f} at the end", flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

@@ -35,6 +35,29 @@ def test_minilm_backend_choice(tmp_path, monkeypatch):
     few, many = auto.encode(TEXTS[:2]), auto.encode(TEXTS * 6)
     assert np.abs(many[:2] - few).max() < 1e-4
     assert list((tmp_path / "cache" / "models").glob("bert-*.onnx"))  # the big batch went through onnxruntime
+    assert auto._uses_onnx(1)  # once a session is built, a single text takes it too
+    assert set(auto._onnx._sessions) == {1}  # an answer's phrases: one thread; no all-core session built
+    assert np.abs(auto.encode(TEXTS[:2]) - few).max() < 1e-4
     assert not MiniLMEmbedder(backend="numpy")._uses_onnx(10_000)
     with pytest.raises(ConfigError, match="MiniLM backend"):
         MiniLMEmbedder(backend="gpu")
+
+
+def test_batches_group_texts_of_similar_length_and_the_vectors_do_not_depend_on_them(tmp_path):
+    from kgtool.models import minilm
+
+    lengths = [3, 30, 3, 4, 28, 3, 5, 3]
+    chunks = minilm._chunks(lengths, batch_size=64)
+    assert sorted(i for c in chunks for i in c) == list(range(len(lengths)))
+    assert [sorted(lengths[i] for i in c) for c in chunks] == [[3, 3, 3, 3, 4, 5], [28, 30]]
+    assert all(len(c) <= 2 for c in minilm._chunks(lengths, batch_size=2))
+    # one word beside a long question: padded together they would cost the question's width each
+    texts = ["father", "Indian film photographer known for taking images of various celebrities, is father to "
+                       "which Bollywood actress?", "male parent", "sire", "movie", "moving picture"]
+    path = MiniLMEmbedder().path_or_name
+    encoder = OnnxBertEncoder(path, cache_dir=tmp_path, threads=1)
+    together = encoder.encode(texts)
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    assert np.abs(together - alone).max() < 1e-5
+    numpy_encoder = NumpyBertEncoder(path)
+    assert np.abs(numpy_encoder.encode(texts) - together).max() < 1e-4

@@ -204,3 +204,25 @@ def test_prefetch_embeds_the_glosses_the_phrase_scorer_reads_in_the_same_call(kg
     for fact in facts:
         scorer._relation_gloss(profiles.of_fact(fact))
     assert not {g for c in calls[1:] for g in c} & set(glosses)  # read from the cache, not embedded again
+
+
+def test_stored_relation_vectors_are_read_once_per_process(kg, tmp_path):
+    _ingest(kg, tmp_path)
+    view = GraphView(kg.db, kg.catalog, Scope.parse(None))
+    ids = [m[2] for m in view.link_mentions("Velmora Orchestra and Anselm Drayke")]
+    keys = sorted({relation_key(f) for pool in view.neighborhoods(ids, 50).values() for f in pool})
+    reads = []
+    original = kg.db.read
+    kg.db.read = lambda name, **params: reads.append((name, params)) or original(name, **params)
+    try:
+        model = kg.embedder.name
+        first = view.relation_vectors(keys, model)
+        assert first and len(reads) == 1  # the labels ingestion embedded, in one read
+        again = GraphView(kg.db, kg.catalog, Scope.parse(None))  # the next answer's view
+        assert again.relation_vectors(keys, model) == {} and len(reads) == 1  # cached by then: no read
+        assert again.relation_vectors([*keys, "no-such-relation"], model) == {}
+        assert reads[-1][1]["keys"] == ["no-such-relation"]  # only the key never read
+        kg.reset_caches()  # the graph changed: read again
+        assert GraphView(kg.db, kg.catalog, Scope.parse(None)).relation_vectors(keys, model).keys() == first.keys()
+    finally:
+        kg.db.read = original

@@ -131,9 +131,12 @@ class MiniLMEmbedder:
     vectors are the sentence-transformers ones (tests/test_embed.py).
     """
 
-    # from this many texts on, encode() uses onnxruntime when the onnx extra is installed: a batch
-    # of passages; a question's few phrases stay in numpy (no session to build, nothing to export)
-    onnx_min_batch = 32
+    # from this many texts on, encode() uses onnxruntime when the onnx extra is installed (the same
+    # vectors to float32 rounding, at a third to a half of numpy's CPU); fewer stay in numpy until then
+    onnx_min_batch = 4
+    # below this many texts, onnxruntime runs on one thread (an answer's phrases, see
+    # minilm_onnx.OnnxBertEncoder); from it on, on every core (passages at ingestion)
+    parallel_min_batch = 256
 
     def __init__(self, device: str | None = None, *, batch_size: int = 64, backend: str | None = None):
         try:
@@ -163,7 +166,11 @@ class MiniLMEmbedder:
     def _uses_onnx(self, n: int) -> bool:
         if self.backend == "onnx":
             return True
-        if self.backend == "numpy" or n < self.onnx_min_batch:
+        if self.backend == "numpy":
+            return False
+        if n < self.onnx_min_batch and self._onnx is None:
+            # a few texts before any batch (a new process's first phrases) are not worth building a
+            # session for; once one is built, every call takes it (one text: ~4 ms CPU, numpy's ~12)
             return False
         from kgtool.models.minilm_onnx import onnx_available
 
@@ -183,8 +190,9 @@ class MiniLMEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
-        encoder = self._load_onnx() if self._uses_onnx(len(texts)) else self._load()
-        return encoder.encode(texts)
+        if self._uses_onnx(len(texts)):
+            return self._load_onnx().encode(texts, threads=1 if len(texts) < self.parallel_min_batch else None)
+        return self._load().encode(texts)
 
 
 def _model_cache() -> Path:

@@ -44,6 +44,8 @@ class GraphCatalog:
         self._names: dict[str, str] = {}
         self._phrases: dict[str, list[str]] = {}
         self._stated: dict[str, list[str]] | None = None
+        # relation keys whose stored label vector was read already (or found missing): see GraphView.relation_vectors
+        self.vectors_read: set[tuple[str, str]] = set()
 
     def _load(self) -> None:
         if self._linker is not None:
@@ -178,9 +180,18 @@ class GraphView:
     def relation_vectors(self, keys, model: str) -> dict[str, object]:
         """Label -> the label embedding ingestion stored with `model`, for these relation keys (one read).
         Relations embedded by another model, or not at all, are left out."""
-        keys = list(dict.fromkeys(k for k in keys if k))
+        # A key read once in this process is not read again: its label vector went into the embedder's
+        # cache then (or it has none). The planners ask again for every relation of every answer that
+        # is new to that answer, and a document store has thousands: 3-10 reads an answer, each
+        # shipping 384 floats per relation, most of them for vectors already cached. Should one be
+        # evicted meanwhile, the model embeds the label again: the same vector to float32 rounding.
+        read = self.catalog.vectors_read
+        keys = [k for k in dict.fromkeys(k for k in keys if k) if (k, model) not in read]
         if not keys:
             return {}
         rows = (self.db.run_in(self.session, "graph/relation_embeddings", keys=keys) if self.session is not None
                 else self.db.read("graph/relation_embeddings", keys=keys))
+        if len(read) > 200_000:
+            read.clear()
+        read.update((k, model) for k in keys)
         return {r["label"]: r["embedding"] for r in rows if r["model"] == model and r["label"] and r["embedding"]}

@@ -6,23 +6,30 @@ from kgtool.reason.trace_sections import TraceSection, html_table, num
 
 
 class C2ragRecorder:
-    """Write and read one C2RAG run's constraints inside the answer's session."""
+    """Write and read one C2RAG run's constraints inside the answer's session.
+
+    The constraints' writes, the recovery links and the run's verdicts before the last are read
+    by nothing while the run goes on (only by its trace afterwards): they wait for the trace's
+    next statement and go in its transaction (TraceRecorder.defer), one commit instead of one
+    each. Its reads go through the trace too, so they see every write before them.
+    """
 
     def __init__(self, ctx: RunContext):
         self.ctx = ctx
 
     def _run(self, name: str, **params) -> list[dict]:
-        return self.ctx.db.run_in(self.ctx.session, name, **params)
+        return self.ctx.trace._run(name, **params)
 
     def create(self, rows: list[dict]) -> None:
         """The plan's constraints as Constraint nodes of the run (rows as `Constraint.as_row` gives them)."""
+        self.ctx.trace.defer_verdicts = True  # the run's verdicts wait with its other writes (see above)
         if rows:
-            self._run("c2rag/create_constraints", run_id=self.ctx.run_id, constraints=rows)
+            self.ctx.trace.defer("c2rag/create_constraints", run_id=self.ctx.run_id, constraints=rows)
 
     def update(self, rows: list[dict]) -> None:
         """Per constraint: {id, props, steps (step links with their phase), binds (entities, or None)}."""
         if rows:
-            self._run("c2rag/update_constraints", run_id=self.ctx.run_id, rows=rows)
+            self.ctx.trace.defer("c2rag/update_constraints", run_id=self.ctx.run_id, rows=rows)
 
     def checked(self, step_id: str) -> dict:
         """A checked constraint's step read back: state, neff, gamma and its candidates with p, best first."""
@@ -30,8 +37,8 @@ class C2ragRecorder:
 
     def recovery(self, old_step_id: str, new_step_id: str, reason: str) -> None:
         """Link a constraint's structural step to the textual recovery that replaced it."""
-        self._run("c2rag/link_recovery", old_step_id=old_step_id, new_step_id=new_step_id, kind="fallback",
-                  reason=reason)
+        self.ctx.trace.defer("c2rag/link_recovery", old_step_id=old_step_id, new_step_id=new_step_id,
+                             kind="fallback", reason=reason)
 
     def fact_texts(self, fact_ids: list[str]) -> list[str]:
         """The facts as text: their source passages, else their evidence sentences (distinct, in order)."""
