@@ -52,3 +52,20 @@ def test_a_failed_transaction_writes_none_of_the_deferred_writes(kg):
         assert _verdicts(kg, trace.run_id) == []
         trace.flush()  # still queued: written once the transaction can commit
         assert _verdicts(kg, trace.run_id) == ["deferred"]
+
+
+def test_a_failed_run_keeps_the_writes_deferred_before_it_failed(kg):
+    from kgtool.reason.runner import _record_failure
+    from kgtool.core.types import Usage
+
+    with kg.db.session() as session:
+        trace = TraceRecorder(kg.db, session, C2ragError)
+        trace.start_run("q?", "test", "offline", Scope(), {}, {})
+        row = TraceRecorder.step_row(hop=1, query="q1", candidates=[], gamma=1.5, answer="A")
+        (step,) = trace.record_steps([row])
+        trace.defer_verdicts = True
+        trace.verdict(step.step_id, Verdict(False, 1, C2ragError.INSUFFICIENT.value, "before the failure"), 1)
+        _record_failure(trace, RuntimeError("boom"), 0.0, 0.0, Usage())
+    run = kg.db.read("trace/show_run", run_id=trace.run_id)[0]["run"]
+    assert run["status"] == "failed" and _verdicts(kg, trace.run_id) == ["before the failure"]
+

@@ -140,6 +140,8 @@ def _record_failure(trace: TraceRecorder, exc: BaseException, t0: float, load_ms
     del fields["chain_step_ids"], fields["answer"], fields["answer_id"], fields["backtracks"]
     fields.update(error_class=type(exc).__name__, error_message=message[:1000])
     with contextlib.suppress(Exception):
+        trace.flush()  # the deferred trace writes made before the failure are part of the run's record
+    with contextlib.suppress(Exception):
         trace.db.write("trace/fail_run", run_id=trace.run_id, failure=fields)
 
 
