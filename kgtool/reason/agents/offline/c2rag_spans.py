@@ -41,6 +41,9 @@ _NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand))?\b|\b(?:on
 _GLUE = {"of", "the", "de", "von", "van", "der", "du", "la", "le", "and", "&"}
 _PLACE_PREP = re.compile(r"\b(?:in|at|from|near|into)\s+(?:the\s+)?$", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
+_OPENERS = {"on", "in", "at", "after", "before", "during", "from", "for", "by", "with", "when", "while", "as", "since",
+            "although", "but", "and", "if", "then", "until", "upon"}
+_MONTH_ONLY = re.compile(rf"{_MONTH}(?:\s+\d{{1,2}})?")
 _ADJ_SUFFIX = ("-based", "-born", "-speaking", "-language")
 # a span the bound chain also names (a binding, or a name in its evidence) is the chain's reading of the
 # passages as well as the passages' own: a fixed lift, not fitted to any question set
@@ -149,7 +152,19 @@ def _candidates(text: str, form: AnswerForm, mentions) -> list[tuple[int, int, s
         for ps, pe in [(s, e), *_parts(text, s, e)]:
             if not any(cs <= ps and pe <= ce for cs, ce in covered) and (ps, pe) not in out:
                 out[(ps, pe)] = (ps, pe, text[ps:pe], None, False)
-    return [c for c in out.values() if span_shape(c[2]) == "name" and not c[2].lower().endswith(_ADJ_SUFFIX)]
+    cleaned = {}
+    for s, e, surface, eid, linked in out.values():
+        # a capitalised opener is no part of a name the text does not link ("On December", "After Iowa");
+        # a month alone is part of a date
+        toks = surface.split()
+        while not linked and len(toks) > 1 and toks[0].lower() in _OPENERS:
+            s += surface.index(toks[1], len(toks[0]))
+            surface = surface[surface.index(toks[1], len(toks[0])):]
+            toks = surface.split()
+        if not linked and (toks[0].lower() in _OPENERS or _MONTH_ONLY.fullmatch(surface)):
+            continue
+        cleaned.setdefault((s, s + len(surface)), (s, s + len(surface), surface, eid, linked))
+    return [c for c in cleaned.values() if span_shape(c[2]) == "name" and not c[2].lower().endswith(_ADJ_SUFFIX)]
 
 
 def _proximity(sentence: str, start: int, end: int, cues: set[str]) -> float:
