@@ -57,6 +57,17 @@ def test_span_shapes_and_fit():
     assert shape_answer("3 May 1931", answer_form("In what year was he born?")) == "1931"
 
 
+def test_a_sentence_opener_and_a_lone_month_are_no_part_of_a_name():
+    from kgtool.reason.agents.offline.answer_form import AnswerForm
+    from kgtool.reason.agents.offline.c2rag_spans import _candidates
+
+    text = ("On December 28, 1846, Dorvania became a state when President Amos Kettle signed the act. "
+            "After Dorvania joined, Lisbet Arn moved there.")
+    names = [c[2] for c in _candidates(text, AnswerForm("person"), [])]
+    assert "Lisbet Arn" in names and "Dorvania" in names
+    assert not any(n.split()[0] in ("On", "After", "December") for n in names)
+
+
 def test_a_who_question_is_not_answered_by_a_year_the_gazetteer_links():
     text = "Night Harbor was shot in 1986. It was directed by Mara Quill."
     # the mentions extractor links years as entities: the old reader took the linked "1986" over the name
