@@ -15,13 +15,19 @@ def _verdicts(kg, run_id: str) -> list[str]:
     return sorted(v["explanation"] for s in rows[0]["steps"] for v in s["verdicts"])
 
 
+def _run_with_a_step(kg, session):
+    """A C2RAG trace with an open run of one step, its verdicts deferred."""
+    trace = TraceRecorder(kg.db, session, C2ragError)
+    trace.start_run("q?", "test", "offline", Scope(), {}, {})
+    row = TraceRecorder.step_row(hop=1, query="q1", candidates=[], gamma=1.5, answer="A")
+    (step,) = trace.record_steps([row])
+    trace.defer_verdicts = True
+    return trace, step
+
+
 def test_deferred_writes_wait_for_the_next_statement_and_share_its_transaction(kg):
     with kg.db.session() as session:
-        trace = TraceRecorder(kg.db, session, C2ragError)
-        trace.start_run("q?", "test", "offline", Scope(), {}, {})
-        row = TraceRecorder.step_row(hop=1, query="q1", candidates=[], gamma=1.5, answer="A")
-        (step,) = trace.record_steps([row])
-        trace.defer_verdicts = True
+        trace, step = _run_with_a_step(kg, session)
         trace.verdict(step.step_id, Verdict(False, 1, C2ragError.INSUFFICIENT.value, "first"), 1)
         trace.verdict(step.step_id, Verdict(False, 1, C2ragError.UNRECOVERED.value, "second"), 1)
         assert _verdicts(kg, trace.run_id) == []  # another session sees nothing yet
@@ -38,11 +44,7 @@ def test_deferred_writes_wait_for_the_next_statement_and_share_its_transaction(k
 
 def test_a_failed_transaction_writes_none_of_the_deferred_writes(kg):
     with kg.db.session() as session:
-        trace = TraceRecorder(kg.db, session, C2ragError)
-        trace.start_run("q?", "test", "offline", Scope(), {}, {})
-        row = TraceRecorder.step_row(hop=1, query="q1", candidates=[], gamma=1.5, answer="A")
-        (step,) = trace.record_steps([row])
-        trace.defer_verdicts = True
+        trace, step = _run_with_a_step(kg, session)
         trace.verdict(step.step_id, Verdict(False, 1, C2ragError.INSUFFICIENT.value, "deferred"), 1)
         run_id = trace.run_id
         again = {**trace.run_params("q?", "test", "offline", Scope(), {}, {}), "run_id": run_id}
@@ -59,11 +61,7 @@ def test_a_failed_run_keeps_the_writes_deferred_before_it_failed(kg):
     from kgtool.core.types import Usage
 
     with kg.db.session() as session:
-        trace = TraceRecorder(kg.db, session, C2ragError)
-        trace.start_run("q?", "test", "offline", Scope(), {}, {})
-        row = TraceRecorder.step_row(hop=1, query="q1", candidates=[], gamma=1.5, answer="A")
-        (step,) = trace.record_steps([row])
-        trace.defer_verdicts = True
+        trace, step = _run_with_a_step(kg, session)
         trace.verdict(step.step_id, Verdict(False, 1, C2ragError.INSUFFICIENT.value, "before the failure"), 1)
         _record_failure(trace, RuntimeError("boom"), 0.0, 0.0, Usage())
     run = kg.db.read("trace/show_run", run_id=trace.run_id)[0]["run"]
