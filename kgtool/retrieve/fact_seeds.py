@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from kgtool.graph.db import Database
+from kgtool.retrieve.passages import embed_missing, model_name
 
 FACTS = 5  # HippoRAG 2's linking_top_k: the facts whose entities seed the walk
 ENTITIES = 5  # and the entities kept (HippoRAG 2 keeps linking_top_k of them too)
@@ -38,13 +39,9 @@ def fact_text(head: str | None, relation: str | None, tail: str | None) -> str:
                     if part and part.strip())
 
 
-def _model(embedder) -> str:
-    return str(getattr(embedder, "name", "") or type(embedder).__name__)
-
-
 def facts_without_embedding(db: Database, embedder) -> int:
     """How many facts (not retracted) lack an embedding from this embedder."""
-    return int(db.read("walk/count_facts_without_embedding", model=_model(embedder))[0]["n"])
+    return int(db.read("walk/count_facts_without_embedding", model=model_name(embedder))[0]["n"])
 
 
 def embed_facts(db: Database, embedder, *, batch_size: int = 512,
@@ -54,20 +51,10 @@ def embed_facts(db: Database, embedder, *, batch_size: int = 512,
     progress(done, total) after each page.
     """
     inner = getattr(embedder, "inner", embedder)  # each text is embedded once: a per-string cache would only hold memory
-    model = _model(embedder)
-    total = facts_without_embedding(db, embedder) if progress else 0
-    done = 0
-    while True:
-        rows = db.read("walk/facts_without_embedding", model=model, limit=int(batch_size))
-        if not rows:
-            return done
-        vectors = inner.encode([fact_text(r["head"], r["relation"], r["tail"]) for r in rows])
-        db.write("walk/set_fact_embeddings", rows=[
-            {"id": r["fact_id"], "embedding": [float(x) for x in vec], "model": model}
-            for r, vec in zip(rows, vectors)])
-        done += len(rows)
-        if progress:
-            progress(done, max(total, done))
+    return embed_missing(db, inner.encode, model_name(embedder), "walk/count_facts_without_embedding",
+                         "walk/facts_without_embedding", "walk/set_fact_embeddings",
+                         lambda r: (r["fact_id"], fact_text(r["head"], r["relation"], r["tail"])),
+                         batch_size=batch_size, progress=progress)
 
 
 def fact_index_ready(db: Database) -> bool:

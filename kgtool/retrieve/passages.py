@@ -108,17 +108,32 @@ def embed_passages(db: Database, embedder: Embedder, *, batch_size: int = 256, p
 
     progress(done, total) after each page.
     """
-    model = str(getattr(embedder, "name", "") or type(embedder).__name__)
+    return embed_missing(db, embedder.encode, model_name(embedder), "passages/count_without_embedding",
+                         "passages/without_embedding", "passages/set_embeddings",
+                         lambda r: (r["passage_id"], embedding_text(r["title"], r["text"] or "")),
+                         batch_size=batch_size, progress=progress)
+
+
+def model_name(embedder) -> str:
+    """The name stored beside a vector: vectors of another model are embedded again."""
+    return str(getattr(embedder, "name", "") or type(embedder).__name__)
+
+
+def embed_missing(db: Database, encode, model: str, count: str, page: str, write: str, id_and_text, *,
+                  batch_size: int, progress=None) -> int:
+    """Page by page, embed the nodes the `page` read returns (those without a vector of `model`) and store
+    the vectors with `write`; `id_and_text(row)` gives a row's id and the text to embed. Returns how many
+    were embedded; progress(done, total) after each page (total from the `count` read)."""
     done = 0
-    total = db.read("passages/count_without_embedding", model=model)[0]["n"] if progress else 0
+    total = db.read(count, model=model)[0]["n"] if progress else 0
     while True:
-        rows = db.read("passages/without_embedding", model=model, limit=int(batch_size))
+        rows = db.read(page, model=model, limit=int(batch_size))
         if not rows:
             return done
-        vectors = embedder.encode([embedding_text(r["title"], r["text"] or "") for r in rows])
-        db.write("passages/set_embeddings", rows=[
-            {"id": r["passage_id"], "embedding": [float(x) for x in vec], "model": model}
-            for r, vec in zip(rows, vectors)])
+        pairs = [id_and_text(r) for r in rows]
+        vectors = encode([text for _id, text in pairs])
+        db.write(write, rows=[{"id": node_id, "embedding": [float(x) for x in vec], "model": model}
+                              for (node_id, _text), vec in zip(pairs, vectors)])
         done += len(rows)
         if progress:
             progress(done, max(total, done))
@@ -435,7 +450,8 @@ def _reciprocal_ranks(values: np.ndarray) -> np.ndarray:
     return 1.0 / (RRF_K + ranks)
 
 
-__all__ = ["POOLS", "FUSIONS", "PRESETS", "make_retriever", "DenseScorer", "FulltextScorer", "PassageRetriever", "embed_passages",
+__all__ = ["POOLS", "FUSIONS", "PRESETS", "make_retriever", "DenseScorer", "FulltextScorer", "PassageRetriever",
+           "embed_missing", "embed_passages", "model_name",
            "embedding_text", "linked_passages", "lucene_query", "passage_scorers", "search_passages",
            "stored_embeddings", "vector_passages"]
 
