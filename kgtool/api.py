@@ -102,7 +102,7 @@ class KnowledgeGraph(GraphServices):
     def ingest_edits(self, path: str | Path, *, format: str | None = None, extractor: str = "anchor",
                      eatr: bool = True, strict: bool = False, batch: str | None = None, batch_size: int = 2000,
                      embed_relations: bool = True, progress=None, conflicts: str = "latest", bulk: bool = False,
-                     phase=None):
+                     phase=None, fact_progress=None):
         """Load an edit corpus (MQuAKE JSON or JSONL); returns an IngestSummary.
 
         bulk: load into an EMPTY local store with Neo4j's offline importer (the server is stopped
@@ -129,6 +129,15 @@ class KnowledgeGraph(GraphServices):
             conflicts=conflicts,
         ))
         self.reset_caches()
+        return self._embed_facts_for_walk(summary, fact_progress)
+
+    def _embed_facts_for_walk(self, summary, fact_progress):
+        """In a store whose facts the graph walk reads (a document store) the new facts get their vectors
+        now, not at the next document ingest; fact_progress(done, total) hears it (kgtool.retrieve.fact_seeds)."""
+        from kgtool.retrieve.fact_seeds import embed_facts, store_walks_facts
+
+        if store_walks_facts(self.db):
+            summary.facts_embedded = embed_facts(self.db, self.embedder, progress=fact_progress)
         return summary
 
     def _counting_new(self, ingest):
@@ -142,7 +151,7 @@ class KnowledgeGraph(GraphServices):
 
     def ingest_facts(self, path: str | Path, *, format: str | None = None, strict: bool = False,
                      batch_size: int = 5000, embed_relations: bool = True, progress=None, bulk: bool = False,
-                     phase=None):
+                     phase=None, fact_progress=None):
         """Load a plain knowledge graph (TSV head/relation/tail[/evidence], JSONL or N-Triples) as
         base facts stated by the file; returns a FactsIngestSummary (see kgtool.ingest.facts).
         bulk: into an EMPTY local store with Neo4j's offline importer, as for ingest_edits.
@@ -161,7 +170,7 @@ class KnowledgeGraph(GraphServices):
             self.db, path, format=format, strict=strict, batch_size=batch_size,
             embedder=self.embedder if embed_relations else None, progress=progress))
         self.reset_caches()
-        return summary
+        return self._embed_facts_for_walk(summary, fact_progress)
 
     def _bulk(self, load):
         """Run a bulk load, which stops and restarts the server, on a fresh connection afterwards."""

@@ -5,6 +5,9 @@
 - passages without an embedding (a document ingest killed between writing the
   passages and embedding them: dense retrieval cannot see them); the fix embeds
   them with the graph's embedder, as a re-run of the ingest would;
+- in a document store, facts without an embedding (the graph walk's fact seeds
+  cannot reach them: loaded by a kgtool that did not embed them, or an ingest
+  killed while embedding); the fix embeds them;
 - perturbations an evaluation made for itself and did not remove (it was
   interrupted), that no open run uses; the fix removes them.
 
@@ -24,11 +27,13 @@ class Health:
     stale_runs: list[dict] = field(default_factory=list)
     passages_without_embedding: int = 0
     passage_sample: list[str] = field(default_factory=list)
+    facts_without_embedding: int = 0
     leftover_perturbations: list[dict] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not (self.stale_runs or self.passages_without_embedding or self.leftover_perturbations)
+        return not (self.stale_runs or self.passages_without_embedding or self.facts_without_embedding
+                    or self.leftover_perturbations)
 
     def problems(self) -> list[str]:
         """One line per kind of problem, saying what it means; [] when all is well."""
@@ -39,6 +44,9 @@ class Health:
         if self.passages_without_embedding:
             out.append(f"{self.passages_without_embedding} passage(s) without an embedding (an ingest stopped "
                        "before embedding them; dense retrieval cannot find them)")
+        if self.facts_without_embedding:
+            out.append(f"{self.facts_without_embedding} fact(s) without an embedding in a document store (the "
+                       "graph walk's fact seeds cannot reach them)")
         if self.leftover_perturbations:
             out.append(f"{len(self.leftover_perturbations)} perturbation(s) an interrupted evaluation left behind "
                        f"({', '.join(p['id'] for p in self.leftover_perturbations[:5])})")
@@ -47,7 +55,8 @@ class Health:
     def as_dict(self) -> dict:
         return {"ok": self.ok, "stale_after_s": self.stale_after, "stale_runs": self.stale_runs,
                 "passages_without_embedding": self.passages_without_embedding,
-                "passage_sample": self.passage_sample, "leftover_perturbations": self.leftover_perturbations,
+                "passage_sample": self.passage_sample, "facts_without_embedding": self.facts_without_embedding,
+                "leftover_perturbations": self.leftover_perturbations,
                 "problems": self.problems()}
 
 
@@ -55,11 +64,12 @@ class Health:
 class Repair:
     runs_abandoned: int = 0
     passages_embedded: int = 0
+    facts_embedded: int = 0
     perturbations_removed: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"runs_abandoned": self.runs_abandoned, "passages_embedded": self.passages_embedded,
-                "perturbations_removed": self.perturbations_removed}
+                "facts_embedded": self.facts_embedded, "perturbations_removed": self.perturbations_removed}
 
 
 def check(db, *, stale_after: float = STALE_AFTER_SECONDS, sample: int = 5) -> Health:
@@ -70,20 +80,24 @@ def check(db, *, stale_after: float = STALE_AFTER_SECONDS, sample: int = 5) -> H
     health.stale_runs = stale_runs(db, stale_after)
     row = db.read("health/passages_without_embedding", limit=int(sample))[0]
     health.passages_without_embedding, health.passage_sample = int(row["n"]), list(row["sample"])
+    health.facts_without_embedding = int(db.read("health/facts_without_embedding")[0]["n"])
     health.leftover_perturbations = db.read("health/leftover_perturbations")
     return health
 
 
 def repair(kg, *, stale_after: float = STALE_AFTER_SECONDS, progress=None) -> Repair:
-    """Mend what `check` finds: close stale runs, embed passages, remove leftover perturbations."""
+    """Mend what `check` finds: close stale runs, embed passages and facts, remove leftover perturbations."""
     from kgtool.eval.perturb import remove_perturbation
     from kgtool.reason.trace import abandon_stale_runs
+    from kgtool.retrieve.fact_seeds import embed_facts
     from kgtool.retrieve.passages import embed_passages
 
     done = Repair()
     done.runs_abandoned = abandon_stale_runs(kg.db, stale_after)
     if kg.db.read("health/passages_without_embedding", limit=0)[0]["n"]:
         done.passages_embedded = embed_passages(kg.db, kg.embedder, progress=progress)
+    if kg.db.read("health/facts_without_embedding")[0]["n"]:
+        done.facts_embedded = embed_facts(kg.db, kg.embedder, progress=progress)
     for leftover in kg.db.read("health/leftover_perturbations"):
         remove_perturbation(kg.db, leftover["id"])
         done.perturbations_removed.append(leftover["id"])

@@ -230,7 +230,7 @@ def test_doctor_finds_stale_runs_unembedded_passages_and_leftover_perturbations_
     said = " ".join(fixed.output.split())
     # every passage without an embedding is embedded, the edits' own passages included (as a docs ingest does)
     assert fixed.exit_code == 0 and "fixed: 1 run(s) closed as abandoned," in said, said
-    assert "passage(s) embedded, 1 perturbation(s) removed" in said and " 0 passage(s)" not in said, said
+    assert "fact(s) embedded, 1 perturbation(s) removed" in said and " 0 passage(s)" not in said, said
     assert kg.query("MATCH (r:Run {id: 'run-killed'}) RETURN r.status AS s")[1] == [{"s": "abandoned"}]
     assert kg.health().ok
     again = CliRunner().invoke(main, ["db", "doctor"], env=env)

@@ -143,3 +143,34 @@ def test_a_store_without_the_fact_index_falls_back_to_the_names(facts_kg):
         kg.init_schema()
         with kg.db.session() as session:
             session.run("CALL db.awaitIndexes(300)").consume()
+
+
+def test_facts_loaded_after_the_documents_are_embedded_at_their_own_ingest(facts_kg, tmp_path):
+    kg = facts_kg
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text(json.dumps({"head": "Kelmsworth", "relation": "twinned with", "tail": "Ostrava Nova"}) + "\n"
+                     + json.dumps({"head": "Orvald Brennick", "relation": "pupil of", "tail": "Ilse Marr"}) + "\n")
+    summary = kg.ingest_facts(extra)
+    # the walk's fact seeds reach them now, not only after the next document ingest
+    assert summary.facts_embedded == 2 and summary.as_dict()["facts_embedded"] == 2
+    assert all(f["embedding"] for f in _facts(kg))
+    assert kg.ingest_facts(extra).facts_embedded == 0  # a re-run embeds nothing again
+
+
+def test_a_store_of_plain_facts_embeds_none(kg, tmp_path):
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(json.dumps({"head": "Kelmsworth", "relation": "twinned with", "tail": "Ostrava Nova"}) + "\n")
+    assert kg.ingest_facts(plain).facts_embedded == 0
+    assert not any(f["embedding"] for f in _facts(kg))
+    assert kg.health().facts_without_embedding == 0  # by design, not a problem for the doctor
+
+
+def test_the_doctor_finds_and_embeds_a_document_store_fact_without_a_vector(facts_kg):
+    kg = facts_kg
+    with kg.db.session() as session:
+        session.run("MATCH (f:Fact) WITH f LIMIT 1 REMOVE f.embedding, f.embedding_model").consume()
+    found = kg.health()
+    assert found.facts_without_embedding == 1 and not found.ok
+    assert any("fact(s) without an embedding" in p for p in found.problems())
+    assert kg.repair().facts_embedded == 1
+    assert kg.health().ok and all(f["embedding"] for f in _facts(kg))

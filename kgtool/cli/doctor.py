@@ -27,12 +27,12 @@ def _seconds(ctx, param, value):
 
 @click.command("doctor")
 @click.option("--fix", is_flag=True, help="Mend what is found: close stale runs as 'abandoned', embed passages "
-                                          "without an embedding, remove perturbations left behind.")
+                                          "and facts without an embedding, remove perturbations left behind.")
 @click.option("--stale-after", default=None, callback=_seconds,
               help="A run still 'running' this long after it started is stale (e.g. 30m, 2h; default 1h).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings (and what was fixed) as JSON.")
 def doctor(fix, stale_after, as_json):
-    """Find runs left 'running', passages without embeddings and leftover perturbations; --fix mends them.
+    """Find runs left 'running', passages and facts without embeddings and leftover perturbations; --fix mends.
 
     A killed command (kill -9, a crash, a machine going down) cannot close
     what it had open. Exit code 0 when nothing needs mending (or --fix mended
@@ -51,7 +51,8 @@ def doctor(fix, stale_after, as_json):
                               indent=2, ensure_ascii=False, default=str))
     else:
         if found.ok:
-            out.print("nothing to mend: no stale runs, every passage has an embedding, no leftover perturbation",
+            out.print("nothing to mend: no stale runs, every passage and fact has its embedding, no leftover "
+                      "perturbation",
                       markup=False)
         for problem in found.problems():
             out.print(f"found: {problem}", markup=False)
@@ -62,7 +63,7 @@ def doctor(fix, stale_after, as_json):
             out.print(f"  passages e.g. {', '.join(found.passage_sample)}", markup=False, soft_wrap=True)
         if repaired is not None:
             out.print(f"fixed: {repaired.runs_abandoned} run(s) closed as abandoned, {repaired.passages_embedded} "
-                      f"passage(s) embedded, {len(repaired.perturbations_removed)} perturbation(s) removed",
+                      f"passage(s) and {repaired.facts_embedded} fact(s) embedded, {len(repaired.perturbations_removed)} perturbation(s) removed",
                       markup=False)
         elif not found.ok:
             out.print("run `kgtool db doctor --fix` to mend it", markup=False)

@@ -10,8 +10,8 @@ from kgtool.cli.present import print_notice, write_json
 from kgtool.cli.resolve import resolve_after_ingest, resolve_option
 from kgtool.core import formats
 from kgtool.resolve import DEFAULT_RESOLVER
-from kgtool.cli.present.reports import (bulk_phase, bulk_rows, ingest_progress, new_and_present, print_delete,
-                                        print_ingest)
+from kgtool.cli.present.reports import (bulk_phase, bulk_rows, embedded_facts_row, ingest_progress,
+                                        new_and_present, print_delete, print_ingest, stage_progress)
 
 _BULK_HELP = ("Load into an EMPTY local store with Neo4j's offline importer (neo4j-admin database import full): "
               "much faster for large files; stops and restarts the local server; any bad line refuses the whole "
@@ -64,7 +64,7 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
             bulk_options = {"bulk": True, "phase": bulk_phase(bar)} if bulk else {}
             summary = kg.ingest_edits(path, format=fmt, extractor=extractor, eatr=not no_eatr, strict=strict,
                                       batch=batch, batch_size=batch_size, progress=progress, conflicts=conflicts,
-                                      **bulk_options)
+                                      fact_progress=stage_progress(bar)("facts"), **bulk_options)
         resolve_after_ingest(kg, resolve_with or ("none" if bulk else DEFAULT_RESOLVER))
     _finish(path, (
         ("records read", summary.records_read), ("edits loaded", summary.edits_loaded),
@@ -74,7 +74,7 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
         ("facts written", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
         ("conflicts", summary.conflicts),
         ("superseded by conflict", f"{summary.superseded_by_conflict} (policy {summary.conflict_policy})"),
-        ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
+        *embedded_facts_row(summary), ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
     ) + bulk_rows(summary), summary, json_out)
 
 
@@ -108,18 +108,10 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
     with connect() as kg:
         kg.init_schema()
         with ingest_progress("passages") as (bar, progress):
-            tasks: dict[str, object] = {}
-
-            def stage_progress(what: str):
-                def update(done, total):
-                    if what not in tasks:
-                        tasks[what] = bar.add_task("embedding", total=total, rate=f"embedding {what}")
-                    bar.update(tasks[what], completed=done, total=total)
-                return update
-
+            stage = stage_progress(bar)
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
-                                     progress=progress, embed_progress=stage_progress("passages"),
-                                     fact_progress=stage_progress("facts"), on_duplicate=on_duplicate)
+                                     progress=progress, embed_progress=stage("passages"),
+                                     fact_progress=stage("facts"), on_duplicate=on_duplicate)
         resolve_after_ingest(kg, resolve_with or "none")
     for note in summary.duplicates:
         print_notice("duplicate", note)
@@ -163,12 +155,12 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with
         with ingest_progress("facts") as (bar, progress):
             bulk_options = {"bulk": True, "phase": bulk_phase(bar)} if bulk else {}
             summary = kg.ingest_facts(path, format=fmt, strict=strict, batch_size=batch_size, progress=progress,
-                                      **bulk_options)
+                                      fact_progress=stage_progress(bar)("facts"), **bulk_options)
         resolve_after_ingest(kg, resolve_with or ("none" if bulk else DEFAULT_RESOLVER))
     _finish(path, (
         ("format", summary.format), ("lines read", summary.records_read), ("triples read", summary.facts_read),
         ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
-        ("entities", summary.entities), ("relations", summary.relations),
+        ("entities", summary.entities), ("relations", summary.relations), *embedded_facts_row(summary),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
     ) + bulk_rows(summary), summary, json_out)
 

@@ -361,6 +361,7 @@ class FactsIngestSummary:
     entities: int = 0
     relations: int = 0
     relations_embedded: int = 0
+    facts_embedded: int = 0  # in a document store, for the graph walk (kgtool.retrieve.fact_seeds)
     skipped: list[BadRecord] = field(default_factory=list)
     seconds: float = 0.0
     resolve: dict = field(default_factory=dict)  # entity resolution after the load (kgtool.resolve)
@@ -374,7 +375,7 @@ class FactsIngestSummary:
             "path": self.path, "format": self.format, "source": self.source, "records_read": self.records_read,
             "facts_read": self.facts_read, "facts": self.facts, "entities": self.entities,
             "relations": self.relations, "relations_embedded": self.relations_embedded,
-            "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3), "resolve": self.resolve,
+            "facts_embedded": self.facts_embedded, "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3), "resolve": self.resolve,
         }
 
 

@@ -42,6 +42,7 @@ class IngestSummary:
     facts: int = 0
     conflicts: int = 0
     relations_embedded: int = 0
+    facts_embedded: int = 0  # in a document store, for the graph walk (kgtool.retrieve.fact_seeds)
     skipped: list[BadRecord] = field(default_factory=list)
     seconds: float = 0.0
     conflict_policy: str = "latest"
@@ -58,7 +59,7 @@ class IngestSummary:
             "edits_loaded": self.edits_loaded, "base_facts": self.base_facts, "candidates": self.candidates,
             "kept": self.kept, "rejected": dict(self.rejected), "facts": self.facts, "conflicts": self.conflicts,
             "conflict_policy": self.conflict_policy, "superseded_by_conflict": self.superseded_by_conflict,
-            "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3), "resolve": self.resolve,
+            "facts_embedded": self.facts_embedded, "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3), "resolve": self.resolve,
         }
 
 

@@ -57,6 +57,12 @@ def embed_facts(db: Database, embedder, *, batch_size: int = 512,
                          batch_size=batch_size, progress=progress)
 
 
+def store_walks_facts(db: Database) -> bool:
+    """Are this store's facts embedded for the walk (a document ingest embeds them)? Facts loaded
+    afterwards (edits, a fact file) are then embedded at their own ingest, so the seeds see them."""
+    return bool(db.read("walk/any_fact_embedded"))
+
+
 def fact_index_ready(db: Database) -> bool:
     """Is the fact_embedding vector index online? A store made before it existed has none until its
     schema is applied again (`kgtool db init`, or any `kgtool ingest`); the walk then seeds from names.

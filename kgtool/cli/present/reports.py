@@ -67,6 +67,26 @@ def ingest_progress(unit: str):
         lazy.stop()
 
 
+def stage_progress(bar):
+    """A factory of progress(done, total) callbacks, each drawing its own task on `bar` for one named
+    embedding stage ("passages", "facts") when it is first called."""
+    tasks: dict[str, object] = {}
+
+    def stage(what: str):
+        def update(done, total):
+            if what not in tasks:
+                tasks[what] = bar.add_task("embedding", total=total, rate=f"embedding {what}")
+            bar.update(tasks[what], completed=done, total=total)
+        return update
+    return stage
+
+
+def embedded_facts_row(summary) -> tuple:
+    """The "facts embedded" row of an edits or facts ingest: only in a document store, where the
+    graph walk reads fact vectors (elsewhere no fact is embedded, by design)."""
+    return (("facts embedded", summary.facts_embedded),) if summary.facts_embedded else ()
+
+
 def bulk_phase(bar):
     """Announce each step of a bulk load above the progress bar."""
     return lambda name: bar.console.print(styled(("bulk: ", "dim"), f"{name} ..."))

@@ -1,0 +1,9 @@
+// Facts (not retracted) without an embedding in a store whose other facts have one: the graph
+// walk's fact seeds cannot reach them (facts loaded after the last document ingest by an older
+// kgtool, or an ingest killed while embedding them). A store of plain facts embeds none, by design.
+// returns: n
+OPTIONAL MATCH (embedded:Fact) WHERE embedded.embedding IS NOT NULL
+WITH embedded LIMIT 1
+OPTIONAL MATCH (f:Fact)
+WHERE embedded IS NOT NULL AND f.status <> 'retracted' AND f.embedding IS NULL
+RETURN count(f) AS n
