@@ -25,7 +25,8 @@ from typing import Callable, Sequence
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
-from kgtool.reason.agents.offline.kinds import is_kind, kinds_of
+from kgtool.reason.kinds import is_kind, kind_and_complement, kinds_of
+from kgtool.reason.agents.offline.structured_rescore import rescore
 from kgtool.reason.question import DETERMINERS, QuestionReading, Segment
 from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.segmatch import PhraseScorer, merged_text
@@ -156,7 +157,7 @@ class StructuredSearch:
         "Which city is the capital of T?" names only the capital's type. The hop reads its relation
         forwards: a relation the type word names ("country") names its objects, and read backwards it
         reaches what has one (a city of the country), not one. None from a path that already stands
-        on an entity of that kind by the graph's own relations (kinds.py): the type word is said."""
+        on an entity of that kind by the graph's own relations (kgtool.reason.kinds): the type word is said."""
         if not type_text:
             return []
         top = sorted(finished, key=lambda p: p.total, reverse=True)[: self.s.type_hop_paths]
@@ -196,67 +197,7 @@ class StructuredSearch:
         all). The score is None when the chain cannot read every phrase in order; the count is then
         that of the reading that explains most. Lets a path another search found be weighed on
         this search's own scale."""
-        segments = list(reading.required)
-        n = len(segments)
-        if not n or not facts:
-            return None, n
-        texts = self._texts(reading)
-        type_text = self._type_text(reading)
-        self.scorer.prepare(self.wanted(reading))
-        soft_end = n > 1 and segments[-1].soft
-        profs = [self.profile_of(f) for f in facts]
-        factors = [self.s.reverse_factor if f.direction == "in" else 1.0 for f in facts]
-
-        kinds: dict[int, frozenset[str]] = {}
-
-        def kinds_at(h: int) -> frozenset[str]:  # of the entity hop h starts from, as _extend reads it
-            if h not in kinds:
-                start = _endpoints(facts[h])[0][0]
-                kinds[h] = self._kinds(self.neighbours([start]).get(start, []))
-            return kinds[h]
-        # (consumed, last hop silent, silent hops, last hop explained one phrase alone) ->
-        # (score, phrases explained) after each hop
-        best: dict[tuple[int, bool, int, bool], tuple[float, int]] = {(0, False, 0, False): (0.0, 0)}
-        for h, fact in enumerate(facts):
-            grown: dict[tuple[int, bool, int, bool], tuple[float, int]] = {}
-
-            def put(key, value):
-                if value > grown.get(key, (float("-inf"), 0)):
-                    grown[key] = value
-            for (c, last_silent, silent, single), (score, told) in best.items():
-                for j in range(c + 1, min(n, c + self.s.max_merge) + 1):
-                    if (c, j) not in texts:
-                        continue
-                    fits, gain = self._group(texts[(c, j)], profs[h], factors[h])
-                    if gain == float("-inf"):
-                        continue
-                    put((j, False, silent, j == c + 1), (score + (gain * self.prior(fact) if gain > 0 else gain),
-                                                         told + sum(f >= self.s.explains for f in fits)))
-                if single and relation_key(fact) != relation_key(facts[h - 1]):
-                    fit = self._split_fit(texts[(c - 1, c)][1], profs[h - 1], profs[h], factors[h], kinds_at(h))
-                    if fit >= self.s.split_fit and self.prior(fact) >= 1.0:
-                        put((c, False, silent, False), (score + fit - self.s.hop_cost - self.s.split_cost, told))
-                if c < n and not last_silent and silent < self.s.max_silent:
-                    put((c, True, silent + 1, False), (score - self.s.silent_cost, told))
-                if (c == n and h == len(facts) - 1 and type_text and not last_silent and self.prior(fact) >= 1.0
-                        and fact.direction == "out" and not is_kind(type_text, kinds_at(h))):
-                    fit = self.scorer.score(type_text, profs[h])
-                    if fit >= self.s.type_hop_fit:
-                        put((c, True, silent, False),
-                            (score + fit - self.s.hop_cost + self.s.type_weight * fit, told))
-            best = grown
-            if not best:
-                return None, n
-        totals = []
-        for (c, last_silent, _silent, _single), (score, _told) in best.items():
-            if c == n and last_silent:
-                totals.append(score)  # ended on a type hop, its bonus included
-            elif c == n:
-                totals.append(score + self._type_bonus(facts[-1], type_text))
-            elif soft_end and c == n - 1 and not last_silent:
-                totals.append(score - self.s.soft_cost + self._type_bonus(facts[-1], type_text))
-        told = max(t for _score, t in best.values())
-        return (max(totals) if totals else None), n - told
+        return rescore(self, reading, facts)
 
     def _kinds(self, pool: Sequence[CandidateFact]) -> frozenset[str]:
         return kinds_of(pool, lambda fact: self.profile_of(fact).label or fact.relation)
@@ -281,6 +222,8 @@ class StructuredSearch:
         """The (phrase, parts) pairs a search of this reading scores (PhraseScorer.prepare's input)."""
         texts = self._texts(reading)
         out = [(parts[0], True) for (i, j), (parts, _whole) in texts.items() if j == i + 1]
+        out += [(split[1], True) for (i, j), (parts, _whole) in texts.items()
+                if j == i + 1 and (split := kind_and_complement(parts[0]))]
         out += [(whole, False) for (i, j), (_parts, whole) in texts.items() if j > i + 1]
         type_text = self._type_text(reading)
         # the words of a phrase alone: what a second hop for the phrase is scored on (_splits)
@@ -329,6 +272,12 @@ class StructuredSearch:
                 options.append((key, members, j, fits, gain, stated))
                 if stated and min(fits) >= self.s.explains:
                     settled.add(j)
+            if (k, k + 1) in texts:
+                fit = self._complement_fit(texts[(k, k + 1)][1], prof, factor)
+                kind_members = self._of_kind(texts[(k, k + 1)][1], members) if fit is not None else []
+                if kind_members:
+                    options.append((key, kind_members, k + 1, (fit,), fit - self.s.hop_cost, stated))
+                    settled.update([k + 1] if stated else [])
         out: list[StructuredPath] = []
         out += self._splits(path, fresh, texts, self._kinds(facts))
         for key, members, j, fits, gain, stated in options:
@@ -344,6 +293,29 @@ class StructuredSearch:
                 for fact in sorted(members, key=self.prior, reverse=True)[: self.s.fanout]:
                     out.append(self._step(path, fact, key, k, k, (), -self.s.silent_cost))
         return out
+
+    def _complement_fit(self, whole: str, prof: RelationProfile, factor: float) -> float | None:
+        """The relation's fit to the complement of a phrase "N of C" ("country of citizenship"), when
+        it explains the complement and fits it better than the whole phrase: a hop reaching an entity
+        of kind N says the rest by that entity (`_of_kind`). The phrase scorer reads such a phrase by
+        its head ("country"), which a relation named after the kind fits; the complement names the
+        relation that reaches one."""
+        split = kind_and_complement(whole)
+        if split is None:
+            return None
+        fit = factor * self.scorer.score(split[1], prof)
+        if fit < self.s.explains or fit <= factor * self.scorer.score(whole, prof):
+            return None
+        return fit
+
+    def _of_kind(self, whole: str, facts: Sequence[CandidateFact]) -> list[CandidateFact]:
+        """The facts whose far end is of the kind a phrase "N of C" names by N, by the graph's labels."""
+        split = kind_and_complement(whole)
+        if split is None:
+            return []
+        ends = [_endpoints(f)[1][0] for f in facts]
+        pools = self.neighbours(list(dict.fromkeys(ends)))
+        return [f for f, e in zip(facts, ends) if is_kind(split[0], self._kinds(pools.get(e, [])))]
 
     @staticmethod
     def _may_split(path: StructuredPath) -> bool:
