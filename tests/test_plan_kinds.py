@@ -144,3 +144,15 @@ def test_the_reading_check_reads_a_noun_with_its_complement_as_the_planner_does(
     known = ReadingCheck(scorer, profile, vocabulary, kinds_at=lambda e: country if e == "e2" else frozenset())
     assert known.check(reading, chain).reasons() == []
 
+
+@pytest.mark.parametrize("question, names", [
+    # the birthplace is a city; the currency the question asks for is its country's, past a link it
+    # leaves implicit
+    ("What currency is used where Kasimir Threll was born?", ["Tirno", "Pellasca", "pellan mark"]),
+    # no relation of the graph names cities: the kind is only a hint, and the path stays where it is
+    ("What city was Kasimir Threll born in?", ["Tirno"]),
+])
+def test_a_path_goes_on_to_the_kind_the_question_asks_for(matcher, question, names):  # noqa: F811
+    graph = FactFileGraph()
+    plan = OfflinePlanner(graph, matcher, structured=True).plan(question)
+    assert [graph.entity_name(e) for e in plan.entities] == names

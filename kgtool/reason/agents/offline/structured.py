@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
 from kgtool.reason.kinds import is_kind, kind_and_complement, kinds_of
+from kgtool.reason.agents.offline.kind_hops import kind_hops
 from kgtool.reason.agents.offline.structured_rescore import rescore
 from kgtool.reason.question import DETERMINERS, QuestionReading, Segment
 from kgtool.reason.relmatch import RelationProfile
@@ -147,6 +148,7 @@ class StructuredSearch:
         if not finished:
             return None
         finished += self._type_hops(finished, type_text)
+        finished += kind_hops(self, finished, reading, type_text)
         return max(finished, key=lambda p: (round(p.total, 6), -len(p.hops)))
 
     def _type_hops(self, finished: list[StructuredPath], type_text: str | None) -> list[StructuredPath]:
