@@ -35,16 +35,19 @@ def kind_word(reading: QuestionReading, type_text: str | None) -> str | None:
 
 def kind_hops(search: StructuredSearch, finished: list[StructuredPath], reading: QuestionReading,
               type_text: str | None) -> list[StructuredPath]:
-    """The best finished paths carried on to an entity of the asked kind (see the module docstring)."""
+    """The finished paths, those of the best that stop short of the asked kind carried on to it (see
+    the module docstring). A carried path keeps its reading's score, less the implicit link's cost:
+    it loses to a reading that reaches the kind by itself as well, the path it replaces would have."""
     word = kind_word(reading, type_text)
     if word is None:
-        return []
+        return finished
     s = search.s
     top = [p for p in sorted(finished, key=lambda p: p.total, reverse=True)[: s.type_hop_paths] if p.hops]
     if not top:
-        return []
+        return finished
     pools = search.neighbours([p.entity_id for p in top])
     out: list[StructuredPath] = []
+    carried: set[int] = set()
     for path in top:
         pool = pools.get(path.entity_id, [])
         if is_kind(word, search._kinds(pool)):
@@ -52,6 +55,7 @@ def kind_hops(search: StructuredSearch, finished: list[StructuredPath], reading:
         names = [f for f in pool if _names_kind(search, f, word, path)]
         if names:
             out += [_kind_step(search, path, f) for f in names[: s.fanout]]
+            carried.add(id(path))
             continue
         if path.silent >= s.max_silent or path.hops[-1].first == path.hops[-1].last:
             continue  # two unnamed links in a row would let the path drift anywhere
@@ -61,27 +65,34 @@ def kind_hops(search: StructuredSearch, finished: list[StructuredPath], reading:
             via = search._step(path, link, relation_key(link), path.consumed, path.consumed, (), -s.silent_cost)
             named = [f for f in far.get(via.entity_id, []) if _names_kind(search, f, word, via)]
             out += [_kind_step(search, via, f) for f in named[: s.fanout]]
-    return out
+            carried.update([id(path)] if named else [])
+    return [p for p in finished if id(p) not in carried] + out
 
 
 def _names_kind(search: StructuredSearch, fact: CandidateFact, word: str, path: StructuredPath) -> bool:
-    """A stated fact read forwards whose label names the kind: its object is one."""
+    """A stated fact read forwards whose label is the kind's word alone ("currency"): its object is one. A
+    label that only ends in the word ("parent company") names a relation between two of the kind, and
+    the entity before it may well be one already."""
     if fact.direction != "out" or fact.head_id == fact.tail_id or fact.tail_id in path.visited:
         return False
     if search.prior(fact) < 1.0:
         return False  # as for type hops: a kind word does not take a passage-read link
-    kind = label_kind(search.profile_of(fact).label or fact.relation)
-    return kind is not None and is_kind(word, frozenset([kind]))
+    label = search.profile_of(fact).label or fact.relation
+    kind = label_kind(label)
+    return kind is not None and len(label.replace("_", " ").split()) == 1 and is_kind(word, frozenset([kind]))
 
 
 def _links(search: StructuredSearch, pool: list[CandidateFact], path: StructuredPath) -> list[CandidateFact]:
-    """One stated fact per relation and direction leading on from the path (the implicit link's candidates)."""
+    """One stated fact per relation leading on from the path, read forwards (the implicit link's
+    candidates: a property of the entity, as a city's country is)."""
     seen: set[tuple[str, str]] = set()
     out = []
     for fact in sorted(pool, key=search.prior, reverse=True):
         group = (relation_key(fact), fact.direction)
         if group in seen or fact.head_id == fact.tail_id or _endpoints(fact)[1][0] in path.visited:
             continue
+        if fact.direction != "out":
+            continue  # read backwards a link reaches one of the many things related to the entity, not its own
         if search.prior(fact) < 1.0:
             continue
         seen.add(group)
@@ -90,10 +101,11 @@ def _links(search: StructuredSearch, pool: list[CandidateFact], path: Structured
 
 
 def _kind_step(search: StructuredSearch, path: StructuredPath, fact: CandidateFact) -> StructuredPath:
-    """The hop whose relation names the kind: scored as a type hop that fits its word outright."""
+    """The hop whose relation names the kind: it reads no phrase, so it neither costs nor earns (the
+    path it carries on is dropped), and it takes the type hint's bonus for a relation fitting it outright."""
     from kgtool.reason.agents.offline.structured import StructuredPath
 
     s = search.s
-    step = search._step(path, fact, relation_key(fact), path.consumed, path.consumed, (), 1.0 - s.hop_cost)
+    step = search._step(path, fact, relation_key(fact), path.consumed, path.consumed, (), 0.0)
     return StructuredPath(step.hops, step.entity_id, step.visited, step.consumed, step.score, path.silent,
                           s.type_weight)

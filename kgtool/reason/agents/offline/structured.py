@@ -148,7 +148,7 @@ class StructuredSearch:
         if not finished:
             return None
         finished += self._type_hops(finished, type_text)
-        finished += kind_hops(self, finished, reading, type_text)
+        finished = kind_hops(self, finished, reading, type_text)
         return max(finished, key=lambda p: (round(p.total, 6), -len(p.hops)))
 
     def _type_hops(self, finished: list[StructuredPath], type_text: str | None) -> list[StructuredPath]:
