@@ -167,13 +167,6 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         segments.append(Segment(last.words[:-1], last.spans[:-1]))
         s, e = last.spans[-1]
         verb_part = [_Tok(last.words[-1], s, e), *verb_part]
-    if (segments and chunks and not chunks[0].joined_by_of and _light_head(chunks[0].toks)
-            and len(segments[-1].words) == len(segments[-1].content)
-            and not _names_person(segments[-1].words[-1].lower())):
-        # "the person who supervised T's doctorate": the clause's object said with a possessive is one
-        # layer with it, as "the person who leads the government of T" is (_light_clauses)
-        owned = segments.pop()
-        chunks[0] = _Chunk(chunks[0].toks + [_Tok(w, a, b) for w, (a, b) in zip(owned.words, owned.spans)], False)
     # 3. the verb part belongs to the innermost relative clause still waiting for its verb, else the frame
     first = 0
     if chunks and verb_part and all(t.low in DETERMINERS for t in chunks[0].toks):
