@@ -102,49 +102,6 @@ def test_a_kind_hop_is_still_taken_where_the_path_stands_on_another_kind(matcher
     assert [graph.entity_name(e) for e in plan.entities] == ["Tirno", "Pellasca"]
 
 
-def test_a_noun_with_its_complement_names_the_kind_by_its_head(matcher):  # noqa: F811
-    """"the country of citizenship": `citizen of` reaches a country, which says "country"; the
-    birthplace read as a city and then its `country` is another country (Kasimir Threll was born
-    in Pellasca's Tirno and is a citizen of Morvania)."""
-    graph = FactFileGraph()
-    plan = OfflinePlanner(graph, matcher, structured=True).plan(
-        "What is the official language of the country of citizenship of Odile Marsh's husband?")
-    assert [graph.entity_name(e) for e in plan.entities] == ["Kasimir Threll", "Morvania", "Morvanish"]
-    assert plan.relations == ["rel:spouse", "rel:citizen of", "rel:official language"]
-    assert not plan.unexplained
-
-
-def test_the_reading_check_reads_a_noun_with_its_complement_as_the_planner_does(matcher):  # noqa: F811
-    """The status rule's reading check: `citizen of` explains "the country of citizenship" when the graph
-    says the entity it reaches is a country; when it cannot say so, the phrase stays unexplained."""
-    from kgtool.reason.explains import ReadingCheck, RelationVocabulary
-    from kgtool.reason.lexicon import Lexicon
-    from kgtool.reason.question import read_question
-    from kgtool.reason.segmatch import PhraseScorer
-
-    relations = {"rel:citizen of": ["citizen of"], "rel:country": ["country"],
-                 "rel:official language": ["official language"], "rel:born in": ["born in"]}
-
-    def profile(key, label):
-        return matcher.profile(key, relations.get(key, [label]))
-
-    def hop(n, relation):
-        return CandidateFact(fact_id=f"f{n}", head_id=f"e{n}", head=f"E{n}", relation=relation, relation_id=None,
-                             tail_id=f"e{n + 1}", tail=f"E{n + 1}", evidence=f"E{n} {relation} E{n + 1}.")
-
-    q = "What is the official language of the country of citizenship of Pell Arden?"
-    start = q.index("Pell Arden")
-    reading = read_question(q, (start, start + len("Pell Arden")))
-    chain = [hop(1, "citizen of"), hop(2, "official language")]
-    scorer = PhraseScorer(matcher, Lexicon.load())
-    vocabulary = RelationVocabulary(relations, matcher.encoder)
-    country = frozenset([label_kind("country")])
-    unknown = ReadingCheck(scorer, profile, vocabulary, kinds_at=lambda e: frozenset())
-    assert unknown.check(reading, chain).reasons()
-    known = ReadingCheck(scorer, profile, vocabulary, kinds_at=lambda e: country if e == "e2" else frozenset())
-    assert known.check(reading, chain).reasons() == []
-
-
 @pytest.mark.parametrize("question, names", [
     # the birthplace is a city; the currency the question asks for is its country's, past a link it
     # leaves implicit

@@ -46,7 +46,6 @@ import numpy as np
 from kgtool.core.text import content_stems, light_stem, stems_match
 from kgtool.core.types import CandidateFact
 from kgtool.reason.answer_kind import kind_gap
-from kgtool.reason.kinds import is_kind, kind_and_complement, kinds_of
 from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES
 from kgtool.reason.question import QuestionReading, Segment, read_question
 from kgtool.reason.relmatch import RelationProfile, phrase_core
@@ -163,10 +162,8 @@ class ReadingCheck:
     def __init__(self, scorer: PhraseScorer, profile_of: Callable[[str, str], RelationProfile],
                  vocabulary: RelationVocabulary | None = None, *, explains: float = EXPLAINS,
                  margin: float = MARGIN, names_nothing: float = NAMES_NOTHING,
-                 reverse_factor: float = REVERSE_FACTOR,
-                 kinds_at: Callable[[str], frozenset[str]] | None = None):
+                 reverse_factor: float = REVERSE_FACTOR):
         self.scorer = scorer
-        self.kinds_at = kinds_at  # entity id -> the kinds the graph's labels give it (kgtool.reason.kinds)
         self.profile_of = profile_of  # (relation key, label) -> profile
         self.vocabulary = vocabulary
         self.explains = explains
@@ -184,7 +181,6 @@ class ReadingCheck:
         hops = [(self.profile_of(_key(f), f.relation or ""), self.reverse_factor if f.direction == "in" else 1.0)
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
-        self._said_by_kind(segments, texts, facts, hops, fits)
         turned = self._against_roles(reading, segments, facts, hops, fits)
         for seg in segments:
             if seg.optional or seg.soft:
@@ -210,21 +206,6 @@ class ReadingCheck:
         gaps.repeated = self._repeated(hops, fits, [s for s in segments if not s.optional])
         gaps.weak_answer = self._weak_answer(reading, segments, texts, facts, hops, fits, list(extra.values()))
         return gaps
-
-    def _said_by_kind(self, segments, texts, facts, hops, fits) -> None:
-        """"the country of citizenship" read at a hop reaching a country: the head is said by the entity's
-        kind and the complement by the hop's relation, as the planner reads it (StructuredSearch._complement_fit)."""
-        if self.kinds_at is None:
-            return
-        for seg in segments:
-            split = kind_and_complement(texts[seg])
-            if split is None:
-                continue
-            self.scorer.prepare([(split[1], True)])
-            for h, (fact, (prof, factor)) in enumerate(zip(facts, hops)):
-                end = fact.head_id if fact.direction == "in" else fact.tail_id
-                if end and is_kind(split[0], self.kinds_at(end)):
-                    fits[seg][h] = max(fits[seg][h], factor * self.scorer.score(split[1], prof))
 
     def _weak_answer(self, reading, segments, texts, facts, hops, fits, extra) -> str | None:
         """The last hop gives the answer, so some phrase must explain it at the bar: a hop skipped on the
@@ -441,14 +422,9 @@ def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: 
         profiles = _Profiles(kg.catalog, kg.matcher)
     settings = kg.settings
     stated_only = all(getattr(f, "stated", True) for f in facts)
-    graph = getattr(planner, "graph", None)
-    per_group = getattr(planner, "per_group", 1)
-    kinds_at = None if graph is None else (
-        lambda e: kinds_of(graph.neighborhoods([e], per_group).get(e, []), lambda f: f.relation or ""))
     check = ReadingCheck(scorer, profiles.of, vocabulary_of(kg.catalog, kg.matcher.encoder, stated_only=stated_only),
                          explains=float(getattr(settings, "offline_fit", EXPLAINS)),
-                         reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)),
-                         kinds_at=kinds_at)
+                         reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)))
     return check.check(read_question(question, span), facts).reasons()
 
 

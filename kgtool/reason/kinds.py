@@ -40,15 +40,4 @@ def is_kind(word: str, kinds: frozenset[str]) -> bool:
     return bool(words) and light_stem(words[-1]) in kinds
 
 
-def kind_and_complement(phrase: str) -> tuple[str, str] | None:
-    """("country", "citizenship") for "country of citizenship": a one-word noun with its "of"
-    complement. Said of an entity, such a phrase may name the entity's kind by its head and the
-    relation by its complement (the country one is a citizen of); whether the head is a kind is
-    for the graph to say (`is_kind`). None for any other shape."""
-    words = phrase.split()
-    if len(words) < 3 or words[1].lower() != "of" or "of" in (w.lower() for w in words[2:]):
-        return None
-    return words[0], " ".join(words[2:])
-
-
-__all__ = ["is_kind", "kind_and_complement", "kinds_of", "label_kind"]
+__all__ = ["is_kind", "kinds_of", "label_kind"]

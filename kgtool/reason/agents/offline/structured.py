@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
-from kgtool.reason.kinds import is_kind, kind_and_complement, kinds_of
+from kgtool.reason.kinds import is_kind, kinds_of
 from kgtool.reason.agents.offline.kind_hops import kind_hops
 from kgtool.reason.agents.offline.structured_rescore import rescore
 from kgtool.reason.question import DETERMINERS, QuestionReading, Segment
@@ -224,8 +224,6 @@ class StructuredSearch:
         """The (phrase, parts) pairs a search of this reading scores (PhraseScorer.prepare's input)."""
         texts = self._texts(reading)
         out = [(parts[0], True) for (i, j), (parts, _whole) in texts.items() if j == i + 1]
-        out += [(split[1], True) for (i, j), (parts, _whole) in texts.items()
-                if j == i + 1 and (split := kind_and_complement(parts[0]))]
         out += [(whole, False) for (i, j), (_parts, whole) in texts.items() if j > i + 1]
         type_text = self._type_text(reading)
         # the words of a phrase alone: what a second hop for the phrase is scored on (_splits)
@@ -274,12 +272,6 @@ class StructuredSearch:
                 options.append((key, members, j, fits, gain, stated))
                 if stated and min(fits) >= self.s.explains:
                     settled.add(j)
-            if (k, k + 1) in texts:
-                fit = self._complement_fit(texts[(k, k + 1)][1], prof, factor)
-                kind_members = self._of_kind(texts[(k, k + 1)][1], members) if fit is not None else []
-                if kind_members:
-                    options.append((key, kind_members, k + 1, (fit,), fit - self.s.hop_cost, stated))
-                    settled.update([k + 1] if stated else [])
         out: list[StructuredPath] = []
         out += self._splits(path, fresh, texts, self._kinds(facts))
         for key, members, j, fits, gain, stated in options:
@@ -295,29 +287,6 @@ class StructuredSearch:
                 for fact in sorted(members, key=self.prior, reverse=True)[: self.s.fanout]:
                     out.append(self._step(path, fact, key, k, k, (), -self.s.silent_cost))
         return out
-
-    def _complement_fit(self, whole: str, prof: RelationProfile, factor: float) -> float | None:
-        """The relation's fit to the complement of a phrase "N of C" ("country of citizenship"), when
-        it explains the complement and fits it better than the whole phrase: a hop reaching an entity
-        of kind N says the rest by that entity (`_of_kind`). The phrase scorer reads such a phrase by
-        its head ("country"), which a relation named after the kind fits; the complement names the
-        relation that reaches one."""
-        split = kind_and_complement(whole)
-        if split is None:
-            return None
-        fit = factor * self.scorer.score(split[1], prof)
-        if fit < self.s.explains or fit <= factor * self.scorer.score(whole, prof):
-            return None
-        return fit
-
-    def _of_kind(self, whole: str, facts: Sequence[CandidateFact]) -> list[CandidateFact]:
-        """The facts whose far end is of the kind a phrase "N of C" names by N, by the graph's labels."""
-        split = kind_and_complement(whole)
-        if split is None:
-            return []
-        ends = [_endpoints(f)[1][0] for f in facts]
-        pools = self.neighbours(list(dict.fromkeys(ends)))
-        return [f for f, e in zip(facts, ends) if is_kind(split[0], self._kinds(pools.get(e, [])))]
 
     @staticmethod
     def _may_split(path: StructuredPath) -> bool:

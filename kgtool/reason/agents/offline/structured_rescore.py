@@ -57,9 +57,6 @@ def rescore(search: StructuredSearch, reading: QuestionReading, facts: Sequence[
                 if (c, j) not in texts:
                     continue
                 fits, gain = search._group(texts[(c, j)], profs[h], factors[h])
-                if j == c + 1 and (fit := search._complement_fit(texts[(c, j)][1], profs[h], factors[h])
-                                   ) is not None and search._of_kind(texts[(c, j)][1], [fact]):
-                    fits, gain = (fit,), fit - search.s.hop_cost
                 if gain == float("-inf"):
                     continue
                 put((j, False, silent, j == c + 1), (score + (gain * search.prior(fact) if gain > 0 else gain),
