@@ -25,6 +25,9 @@ from typing import Callable, Sequence
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
+from kgtool.reason.kinds import is_kind, kinds_of
+from kgtool.reason.agents.offline.kind_hops import kind_hops
+from kgtool.reason.agents.offline.structured_rescore import rescore
 from kgtool.reason.question import DETERMINERS, QuestionReading, Segment
 from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.segmatch import PhraseScorer, merged_text
@@ -145,6 +148,7 @@ class StructuredSearch:
         if not finished:
             return None
         finished += self._type_hops(finished, type_text)
+        finished = kind_hops(self, finished, reading, type_text)
         return max(finished, key=lambda p: (round(p.total, 6), -len(p.hops)))
 
     def _type_hops(self, finished: list[StructuredPath], type_text: str | None) -> list[StructuredPath]:
@@ -152,7 +156,10 @@ class StructuredSearch:
         continent is the birthplace of T?": the birthplace is a city, and its continent one hop
         further). Taken only where a relation at the path's end fits the type word well
         (`type_hop_fit`) and clearly better than the path's last relation does (`type_hop_margin`):
-        "Which city is the capital of T?" names only the capital's type."""
+        "Which city is the capital of T?" names only the capital's type. The hop reads its relation
+        forwards: a relation the type word names ("country") names its objects, and read backwards it
+        reaches what has one (a city of the country), not one. None from a path that already stands
+        on an entity of that kind by the graph's own relations (kgtool.reason.kinds): the type word is said."""
         if not type_text:
             return []
         top = sorted(finished, key=lambda p: p.total, reverse=True)[: self.s.type_hop_paths]
@@ -164,17 +171,20 @@ class StructuredSearch:
         for path in top:
             own = path.bonus / self.s.type_weight
             seen: set[tuple[str, str]] = set()
-            for fact in sorted(pools.get(path.entity_id, []), key=self.prior, reverse=True):
+            pool = pools.get(path.entity_id, [])
+            if is_kind(type_text, self._kinds(pool)):
+                continue
+            for fact in sorted(pool, key=self.prior, reverse=True):
                 key = relation_key(fact)
                 next_id = _endpoints(fact)[1][0]
                 if (key, fact.direction) in seen or fact.head_id == fact.tail_id or next_id in path.visited:
+                    continue
+                if fact.direction == "in":
                     continue
                 if self.prior(fact) < 1.0:
                     continue  # as for split hops: a word of the frame does not take a passage-read link
                 seen.add((key, fact.direction))
                 fit = self.scorer.score(type_text, self.profile_of(fact))
-                if fact.direction == "in":
-                    fit *= self.s.reverse_factor
                 if fit < self.s.type_hop_fit or fit - own < self.s.type_hop_margin:
                     continue
                 step = self._step(path, fact, key, path.consumed, path.consumed, (), fit - self.s.hop_cost)
@@ -189,58 +199,10 @@ class StructuredSearch:
         all). The score is None when the chain cannot read every phrase in order; the count is then
         that of the reading that explains most. Lets a path another search found be weighed on
         this search's own scale."""
-        segments = list(reading.required)
-        n = len(segments)
-        if not n or not facts:
-            return None, n
-        texts = self._texts(reading)
-        type_text = self._type_text(reading)
-        self.scorer.prepare(self.wanted(reading))
-        soft_end = n > 1 and segments[-1].soft
-        profs = [self.profile_of(f) for f in facts]
-        factors = [self.s.reverse_factor if f.direction == "in" else 1.0 for f in facts]
-        # (consumed, last hop silent, silent hops, last hop explained one phrase alone) ->
-        # (score, phrases explained) after each hop
-        best: dict[tuple[int, bool, int, bool], tuple[float, int]] = {(0, False, 0, False): (0.0, 0)}
-        for h, fact in enumerate(facts):
-            grown: dict[tuple[int, bool, int, bool], tuple[float, int]] = {}
+        return rescore(self, reading, facts)
 
-            def put(key, value):
-                if value > grown.get(key, (float("-inf"), 0)):
-                    grown[key] = value
-            for (c, last_silent, silent, single), (score, told) in best.items():
-                for j in range(c + 1, min(n, c + self.s.max_merge) + 1):
-                    if (c, j) not in texts:
-                        continue
-                    fits, gain = self._group(texts[(c, j)], profs[h], factors[h])
-                    if gain == float("-inf"):
-                        continue
-                    put((j, False, silent, j == c + 1), (score + (gain * self.prior(fact) if gain > 0 else gain),
-                                                         told + sum(f >= self.s.explains for f in fits)))
-                if single and relation_key(fact) != relation_key(facts[h - 1]):
-                    fit = self._split_fit(texts[(c - 1, c)][1], profs[h - 1], profs[h], factors[h])
-                    if fit >= self.s.split_fit and self.prior(fact) >= 1.0:
-                        put((c, False, silent, False), (score + fit - self.s.hop_cost - self.s.split_cost, told))
-                if c < n and not last_silent and silent < self.s.max_silent:
-                    put((c, True, silent + 1, False), (score - self.s.silent_cost, told))
-                if c == n and h == len(facts) - 1 and type_text and not last_silent and self.prior(fact) >= 1.0:
-                    fit = factors[h] * self.scorer.score(type_text, profs[h])
-                    if fit >= self.s.type_hop_fit:
-                        put((c, True, silent, False),
-                            (score + fit - self.s.hop_cost + self.s.type_weight * fit, told))
-            best = grown
-            if not best:
-                return None, n
-        totals = []
-        for (c, last_silent, _silent, _single), (score, _told) in best.items():
-            if c == n and last_silent:
-                totals.append(score)  # ended on a type hop, its bonus included
-            elif c == n:
-                totals.append(score + self._type_bonus(facts[-1], type_text))
-            elif soft_end and c == n - 1 and not last_silent:
-                totals.append(score - self.s.soft_cost + self._type_bonus(facts[-1], type_text))
-        told = max(t for _score, t in best.values())
-        return (max(totals) if totals else None), n - told
+    def _kinds(self, pool: Sequence[CandidateFact]) -> frozenset[str]:
+        return kinds_of(pool, lambda fact: self.profile_of(fact).label or fact.relation)
 
     def _type_bonus(self, fact: CandidateFact, type_text: str | None) -> float:
         if not type_text:
@@ -311,7 +273,7 @@ class StructuredSearch:
                 if stated and min(fits) >= self.s.explains:
                     settled.add(j)
         out: list[StructuredPath] = []
-        out += self._splits(path, fresh, texts)
+        out += self._splits(path, fresh, texts, self._kinds(facts))
         for key, members, j, fits, gain, stated in options:
             if not stated and j in settled:
                 continue
@@ -334,22 +296,28 @@ class StructuredSearch:
         # one phrase, two relations at most
         return not (len(path.hops) > 1 and (path.hops[-2].first, path.hops[-2].last) == (last.first, last.last))
 
-    def _split_fit(self, whole: str, last_prof: RelationProfile, prof: RelationProfile, factor: float) -> float:
+    def _split_fit(self, whole: str, last_prof: RelationProfile, prof: RelationProfile, factor: float,
+                   kinds: frozenset[str]) -> float:
         """How well a second relation fits a word of a phrase the last hop explained, other than
-        the word that hop's relation fits best (0 for a one-word phrase)."""
+        the word that hop's relation fits best and the kinds the entity it reached is (0 for a
+        one-word phrase)."""
         words = whole.split()
         if len(words) < 2:
             return 0.0
         taken = max(words, key=lambda w: self.scorer.score(w, last_prof))
-        rest = [w for w in words if w != taken]
+        rest = [w for w in words if w != taken and not is_kind(w, kinds)]
+        if not rest:
+            return 0.0
         self.scorer.prepare([(w, True) for w in rest])
         return max(factor * self.scorer.score(w, prof) for w in rest)
 
-    def _splits(self, path: StructuredPath, groups: dict, texts: dict) -> list[StructuredPath]:
+    def _splits(self, path: StructuredPath, groups: dict, texts: dict, kinds: frozenset[str]) -> list[StructuredPath]:
         """A second hop for the phrase the last hop explained, when that phrase names two
         relations in different words ("which continent does ... originate from": the
         country of origin, then its continent). The new hop must fit a word the last hop
-        does not explain, and fit it well (`split_fit`)."""
+        does not explain, and fit it well (`split_fit`); a word naming a kind the entity the
+        last hop reached already is ("the country T is a citizen of", at a country) is said by
+        that entity, not by a hop."""
         if not self._may_split(path):
             return []
         last = path.hops[-1]
@@ -358,7 +326,9 @@ class StructuredSearch:
             return []
         last_prof = self.profile_of(last.fact)
         taken = max(words, key=lambda w: self.scorer.score(w, last_prof))
-        rest = [w for w in words if w != taken]
+        rest = [w for w in words if w != taken and not is_kind(w, kinds)]
+        if not rest:
+            return []
         self.scorer.prepare([(w, True) for w in rest])
         out = []
         for (key, direction), members in groups.items():

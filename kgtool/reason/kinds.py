@@ -1,0 +1,43 @@
+"""What kind of thing an entity is, by the graph's own relations, for the structured search.
+
+Most graphs carry no type facts, but many name relations after what their object is: the object
+of a `country` fact is a country, that of an `official language` fact a language, that of a
+`country of citizenship` fact a country. The kind is the label's head noun: the word before "of"
+in a noun with its complement, else the last word. A label that ends in a preposition ("born in",
+"citizen of", "founded by") names what its subject does, not what its object is, and says nothing.
+
+The search uses this where the question names the answer's kind ("Which country's currency is
+...", "the country T is a citizen of"): a hop named only by that kind word is not added to a path
+that already stands on an entity of that kind. Only positive evidence counts: an entity no
+relation names the kind of is of no known kind, never of another one.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from kgtool.core.text import light_stem, normalise_label
+from kgtool.core.types import CandidateFact
+from kgtool.reason.question import FUNCTION_WORDS
+
+
+def label_kind(label: str) -> str | None:
+    """The stem of the noun a relation label names its object by, or None ("born in": none)."""
+    words = normalise_label(label.replace("_", " ")).split()
+    if not words or words[-1] in FUNCTION_WORDS:
+        return None
+    head = words[words.index("of") - 1] if "of" in words[1:] else words[-1]
+    return None if head in FUNCTION_WORDS else light_stem(head)
+
+
+def kinds_of(pool: Iterable[CandidateFact], label_of: Callable[[CandidateFact], str]) -> frozenset[str]:
+    """The kinds an entity is, from its neighbourhood `pool`: the label kinds of the facts ending at it."""
+    return frozenset(k for k in (label_kind(label_of(f)) for f in pool if f.direction == "in") if k)
+
+
+def is_kind(word: str, kinds: frozenset[str]) -> bool:
+    """Does the (type) word name one of the kinds? For a phrase, its last word is the noun."""
+    words = normalise_label(word).split()
+    return bool(words) and light_stem(words[-1]) in kinds
+
+
+__all__ = ["is_kind", "kinds_of", "label_kind"]
