@@ -306,3 +306,37 @@ def test_graph_linker_agrees_with_the_gazetteer_on_mquake_dev(kg, mquake_dev):
     shared = {n for n in names if len(memory.gazetteer.candidates(n)) > 1}
     assert all(graph.link(n) == memory.link(n) for n in names if n not in shared)
     assert all(graph.link(n) in memory.gazetteer.candidates(n) for n in shared)
+
+
+COMMON_WORDS = {
+    # what a document corpus makes of headings and sentence openings, beside real names
+    "name:city": ["City"],
+    "name:who": ["Who"],
+    "name:that": ["That"],
+    "name:the who": ["The Who"],
+    "name:leeds": ["Leeds"],
+    "name:piano": ["piano"],
+    "name:it": ["It (novel)", "It"],
+}
+
+
+def test_linkers_leave_common_words_of_a_question_unlinked(kg):
+    """A question's function word at a sentence opening ("Who"), and a word it writes in lower case where
+    every stored name is capitalised ("city" against "City"), are no mentions; a name the graph stores in
+    lower case ("piano"), a capitalised name mid-sentence ("It") and a multi-word name ("The Who") are."""
+    _write_entities(kg, COMMON_WORDS)
+    gazetteer, linker = _gazetteer(COMMON_WORDS), GraphLinker(kg.db)
+    cases = {
+        "Who was the drummer of The Who, born in the city of Leeds?": [("The Who", "name:the who"),
+                                                                     ("Leeds", "name:leeds")],
+        "Which city is it that Leeds faces? Who plays the piano there?": [("Leeds", "name:leeds"),
+                                                                         ("piano", "name:piano")],
+        "Did Stephen King write It before Leeds?": [("It", "name:it"), ("Leeds", "name:leeds")],
+        # typed in lower case: the case says nothing about names, yet "who" is still a function word
+        "who lives in the city": [("city", "name:city")],
+    }
+    for text, expected in cases.items():
+        assert [(m.surface, m.entity_id) for m in linker.find_mentions(text)] == expected, text
+        assert linker.find_mentions(text) == gazetteer.find_mentions(text), text
+    # linking a name as such is unchanged: only free text is read for what it writes as names
+    assert linker.link("Who") == "name:who" and linker.link("city") == "name:city"

@@ -208,3 +208,60 @@ def test_the_offline_reader_takes_a_graph_binding_only_when_the_evidence_answers
     # a fragment the mentions extractor made a node of, and a binding of the wrong shape
     assert reader.answer(q, blocks, "Regarded") is None
     assert reader.answer("When was Grey Harbour made?", blocks, "Ada Rook") is None
+
+
+BEYOND_FACTS = [
+    {"head": "Marn Vale", "relation": "country", "tail": "Tarovia", "evidence": "Marn Vale is a village in Tarovia."},
+    {"head": "Tarovia", "relation": "capital", "tail": "Osk", "evidence": "The capital of Tarovia is Osk."},
+]
+BEYOND_DOCS = [
+    {"id": "t1", "title": "Tarovia", "text": "Tarovia is a small country. From 1990 to 1999, Tarovia was governed "
+                                             "by Lio Danter, who was then in charge of the whole country."},
+    {"id": "t2", "title": "Osk", "text": "Osk is a river port with a large fish market."},
+]
+
+
+def test_c2rag_asks_the_outermost_phrase_of_the_chains_end_in_text_when_no_relation_says_it(kg, tmp_path):
+    """'Who was in charge of the country X is in?': the graph says X's country, nothing says who was in
+    charge of it. The chain ends at a bridge, so the answer is recovered from text about the bridge, not
+    taken from the chain (whose binding is the country)."""
+    facts, docs = tmp_path / "facts.jsonl", tmp_path / "docs.jsonl"
+    facts.write_text("\n".join(json.dumps(f) for f in BEYOND_FACTS) + "\n")
+    docs.write_text("\n".join(json.dumps(d) for d in BEYOND_DOCS) + "\n")
+    kg.ingest_facts(facts)
+    kg.ingest_docs(docs, format="jsonl")
+    result = kg.answer("Who was in charge of the country Marn Vale is located in?", method="c2rag", agents="offline")
+    trace = kg.trace(result.run_id)
+    assert [k["state"] for k in trace["constraints"]] == ["resolved"]
+    assert trace["constraints"][0]["binding"] == ["Tarovia"]
+    recovery = [s for s in trace["steps"] if s["kind"] == "recovery"]
+    # the question asked of the chain's end (the constraint's text starts at its anchor)
+    assert recovery and recovery[-1]["query"].startswith("(Tarovia, ")
+    assert result.answer == "Lio Danter"
+
+
+def test_an_unexplained_last_phrase_that_a_hop_words_or_that_only_quotes_asks_nothing_beyond_the_chain():
+    """The planner may group a hop's words with the question's frame ('What is ... has a citizenship of'):
+    a hop whose relation says a content word of that phrase answers it, and the chain's end stands; so
+    does a phrase made of quoted words. A phrase no relation words is asked of the chain's end."""
+    from kgtool.reason.agents.offline.c2rag import _last_phrase_unexplained
+    from kgtool.reason.agents.offline.common import OfflinePlan
+
+    def plan(question, topic, left):
+        start = question.index(topic)
+        return OfflinePlan(subquestions=[question], topic_span=(start, start + len(topic)), unexplained=left)
+
+    q = "What is the official language of the country whose manager of Vale Rigg's performer has a citizenship of?"
+    chain = ["performer", "manager", "country of citizenship", "official language"]
+    assert not _last_phrase_unexplained(q, plan(q, "Vale Rigg", ["What is has citizenship of"]), chain)
+    assert _last_phrase_unexplained(q, plan(q, "Vale Rigg", ["What is has citizenship of"]), chain[:2])
+    q = 'What is the abbreviation to the magazine that called Tolk "an unusually impressive imposter"?'
+    assert not _last_phrase_unexplained(q, plan(q, "Tolk", ["What is unusually impressive imposter"]),
+                                        ["called"])
+    q = "Who was in charge of the country Marn Vale is located in?"
+    assert _last_phrase_unexplained(q, plan(q, "Marn Vale", ["Who was in charge"]), ["country"])
+    assert not _last_phrase_unexplained(q, plan(q, "Marn Vale", []), ["country"])
+    # the answer's type with a copula asks for the chain's end itself
+    q = "What is the name of the city that is the capital of the country where the sport Tam Oddi played was developed?"
+    chain = ["position played", "sport", "country of origin", "capital"]
+    assert not _last_phrase_unexplained(q, plan(q, "Tam Oddi", ["city that is"]), chain)

@@ -15,7 +15,16 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from kgtool.core.text import _LOOKALIKES, normalize
-from kgtool.ingest.linking import Mention, _needs_exact_case, canonical_id, choose_entity, is_qid
+from kgtool.ingest.linking import (
+    Mention,
+    _needs_exact_case,
+    canonical_id,
+    choose_entity,
+    is_qid,
+    lower_for_capitalised,
+    ordinary_word,
+    writes_case,
+)
 
 _RUN = re.compile(r"\S+")
 _OPENERS = "\"'([{\u00bf\u00a1"
@@ -240,25 +249,31 @@ class GraphLinker:
                 if key:
                     spans.append((i, j + 1, key))
         rows = self._lookup(k for _i, _j, k in spans)
+        cased = writes_case(matched)
         hits = []
         for i, j, key in spans:
             words = tuple(matched[a:b] for a, b in tokens[i:j])
             lowered = tuple(w.lower() for w in words)
+            if j - i == 1 and ordinary_word(words[0], i == 0 or matched[tokens[i - 1][0]:tokens[i - 1][1]]):
+                continue
             # the key only finds candidates; as in the gazetteer's matchers, the span's words
             # must be the name's words, in any case unless the name needs its own case
-            if any((words if _needs_exact_case(s) else lowered) == _name_words(s, not _needs_exact_case(s))
-                   for _e, s, _p in rows[key]):
-                hits.append((i, j, key))
+            fitting = [(e, s, p) for e, s, p in rows[key]
+                       if (words if _needs_exact_case(s) else lowered) == _name_words(s, not _needs_exact_case(s))
+                       and not (cased and lower_for_capitalised("".join(words), s))]
+            if fitting:
+                hits.append((i, j, key, fitting))
         # spaCy's filter_spans: most tokens first, then the earliest; no overlaps
         hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))
         taken: set[int] = set()
         mentions = []
-        for i, j, key in hits:
+        for i, j, key, fitting in hits:
             if taken.intersection(range(i, j)):
                 continue
             taken.update(range(i, j))
             start, end = tokens[i][0], tokens[j - 1][1]
-            entity_id = choose_entity((e, p) for e, _s, p in rows[key])
+            entity_id = choose_entity((e, p) for e, _s, p in fitting)
             mentions.append(Mention(start, end, entity_id, text[start:end]))
         mentions.sort(key=lambda m: m.start_char)
         return mentions
+

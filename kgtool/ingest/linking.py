@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from kgtool.core.text import _LOOKALIKES, _SPACES, normalize
+from kgtool.core.text import _LOOKALIKES, _SPACES, STOPWORDS, normalize
 from kgtool.errors import InputError, require
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -90,6 +90,34 @@ def _needs_exact_case(name: str) -> bool:
     return len(name) <= _EXACT_CASE_MAX_LEN or (
         len(letters) >= 2 and all(c.isupper() for c in letters) and " " not in name
     )
+
+
+# a sentence ends here, so the next word is capitalised as the sentence's opening, not as a name
+_SENTENCE_ENDS = frozenset(".!?:")
+
+
+def writes_case(text: str) -> bool:
+    """Whether the text capitalises something after its first word: only then does its case say which
+    words it writes as names (a question typed in lower case says nothing about them)."""
+    first_space = text.find(" ")
+    return first_space >= 0 and any(ch.isupper() for ch in text[first_space:])
+
+
+def lower_for_capitalised(span: str, name: str) -> bool:
+    """The text writes the span in lower case where the name is capitalised: the ordinary word ("the
+    city where ...") and not the entity a document corpus made of a heading or a sentence's opening
+    ("City"). A name stored in lower case ("piano") is matched as before."""
+    return span == span.lower() and not any(ch.isdigit() for ch in span) and name != name.lower()
+
+
+def ordinary_word(word: str, before: str | bool) -> bool:
+    """A one-word span that is a function word ("Who", "That", "it") is a name only where the text
+    capitalises it and no sentence opens: at an opening, the capital is the sentence's, not a name's.
+    `before`: the token before the word, or True at the start of the text."""
+    if word.lower() not in STOPWORDS:
+        return False
+    opening = before is True or before in _SENTENCE_ENDS
+    return opening or not word[:1].isupper()
 
 
 def choose_entity(rows: Iterable[tuple[str, bool]]) -> str | None:
@@ -289,16 +317,28 @@ class Gazetteer:
         use_ner = include_unlinked and bool(nlp.pipe_names)
         doc = nlp(matched) if use_ner else nlp.make_doc(matched)
         spans = list(self._lower_matcher(doc, as_spans=True)) + list(self._exact_matcher(doc, as_spans=True))
-        mentions = [self._mention(text, span) for span in filter_spans(spans)]
+        cased = writes_case(matched)
+        mentions = [m for m in (self._mention(text, span, cased) for span in filter_spans(spans)) if m is not None]
         if use_ner:
             mentions.extend(self._unlinked(text, doc.ents, mentions))
         mentions.sort(key=lambda m: m.start_char)
         return mentions
 
-    def _mention(self, text: str, span: Any) -> Mention:
+    def _mention(self, text: str, span: Any, cased: bool) -> Mention | None:
+        """The span as a mention, or None where the text writes an ordinary word (see ordinary_word and
+        lower_for_capitalised: the graph linker's rules)."""
         surface = text[span.start_char : span.end_char]
+        if len(span) == 1 and ordinary_word(span.text, True if span.start == 0 else span.doc[span.start - 1].text):
+            return None
         # several entities can share a name: the linker's choice decides, as in link()
         entity_id = self.link(surface) or span.label_
+        if cased and surface == surface.lower():
+            key = normalize(surface)
+            fitting = [e for e in self.candidates(surface)
+                       if any(normalize(n) == key and not lower_for_capitalised(surface, n) for n in self._names[e])]
+            if not fitting:
+                return None
+            entity_id = entity_id if entity_id in fitting else fitting[0]
         return Mention(span.start_char, span.end_char, entity_id, surface)
 
     @staticmethod
