@@ -242,6 +242,8 @@ class GraphLinker:
         rows = self._lookup(k for _i, _j, k in spans)
         hits = []
         for i, j, key in spans:
+            if not rows[key]:
+                continue  # most spans name nothing: their words need not be cut out (~40 % of a passage's cost)
             words = tuple(matched[a:b] for a, b in tokens[i:j])
             lowered = tuple(w.lower() for w in words)
             # the key only finds candidates; as in the gazetteer's matchers, the span's words
