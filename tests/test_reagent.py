@@ -30,8 +30,8 @@ PLANTED = [
 
 def conflicts_of(kg, run_id: str, scope, assertions=()) -> list[dict]:
     """Record `assertions` on the run (none: a plain read) and read the conflicts that then hold."""
-    rows = kg.db.write("reagent/record", run_id=run_id, assertions=list(assertions), messages=[], checkpoints=[],
-                       with_conflicts=True, **scope.params())
+    rows = kg.db.write("reagent/record", p=dict(run_id=run_id, assertions=list(assertions), messages=[],
+                                                checkpoints=[], with_conflicts=True, **scope.params()))
     return rows[0]["conflicts"]
 
 
