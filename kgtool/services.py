@@ -86,5 +86,10 @@ class GraphServices:
     @property
     def embedder(self):
         from kgtool.models.embed import CachedEmbedder, get_embedder
+        from kgtool.models.vector_cache import for_embedder
 
-        return self._lazy("_embedder", lambda: CachedEmbedder(get_embedder(self.settings.embedder)))
+        def build():
+            inner = get_embedder(self.settings.embedder)
+            return CachedEmbedder(inner, disk=for_embedder(self.settings.home, inner))
+
+        return self._lazy("_embedder", build)

@@ -30,8 +30,8 @@ PLANTED = [
 
 def conflicts_of(kg, run_id: str, scope, assertions=()) -> list[dict]:
     """Record `assertions` on the run (none: a plain read) and read the conflicts that then hold."""
-    rows = kg.db.write("reagent/record", run_id=run_id, assertions=list(assertions), messages=[], checkpoints=[],
-                       with_conflicts=True, **scope.params())
+    rows = kg.db.write("reagent/record", p=dict(run_id=run_id, assertions=list(assertions), messages=[],
+                                                checkpoints=[], with_conflicts=True, **scope.params()))
     return rows[0]["conflicts"]
 
 
@@ -309,3 +309,37 @@ def test_passages_naming_entities_become_links_one_read_per_level(kg, tmp_path):
     assert [(f.tail_id, f.relation_id) for f in alone.of(ids[0])] == [(f.tail_id, f.relation_id) for f in echo]
     alone.of(ids[0])
     assert db.reads == 2
+
+
+def test_text_links_name_their_tails_from_the_passage_mention_rows(kg, tmp_path):
+    """The mention rows the links are read off carry each entity's primary name: the link's tail is named
+    from them, not by one entity_name read per entity (~60 round trips an answer)."""
+    from kgtool.reason.agents.offline.reagent_text import TextAugmentedView, TextLinks
+    from kgtool.reason.graphview import GraphView
+
+    kg.ingest_facts(_tsv(tmp_path / "facts.tsv", [PLANTED[0], ("Freedonia", "capital", "Fredville",
+                                                                "The capital of Freedonia is Fredville.")]))
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"id": "d1", "title": "Echo Crew", "text": "Echo Crew is a citizen of Freedonia. "
+                                "Fredville hosted the band Echo Crew in 1999."}) + "\n", encoding="utf-8")
+    kg.ingest_docs(docs, embed_passages=False)
+    scope = Scope()
+    ids = [kg.catalog.link(name) for name in ("Echo Crew", "Freedonia", "Fredville")]
+
+    class CountingView(GraphView):
+        asked: list[str] = []
+
+        def entity_name(self, entity_id):
+            self.asked.append(entity_id)
+            return super().entity_name(entity_id)
+
+    view = CountingView(kg.db, kg.catalog, scope)
+    links = TextLinks(kg.db, view, scope)
+    echo = links.of(ids[0])
+    tails = {f.tail_id: f.tail for f in echo}
+    assert ids[1] in tails and ids[2] in tails, echo
+    assert tails == {t: kg.catalog.entity_name(t) for t in tails}  # the names entity_name gives
+    assert view.asked == [ids[0]]  # only the entity asked for, whose passages are not read yet
+    # the names learnt from the rows answer the augmented view too (the planner names a link's tail next)
+    assert TextAugmentedView(view, links).entity_name(ids[1]) == kg.catalog.entity_name(ids[1])
+    assert view.asked == [ids[0]]

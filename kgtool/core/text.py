@@ -183,6 +183,21 @@ class Token:
 
 def tokenize(text: str, exclude: Sequence[tuple[int, int]] = ()) -> list[Token]:
     """Word tokens with character offsets; tokens inside `exclude` spans are dropped."""
+    # a pure function of its arguments, and the planner's phrase scorers tokenise the same few phrases
+    # and glosses tens of thousands of times an answer (~10 % of an answer's time); a new list each
+    # call, since callers may change theirs (Tokens are frozen). Passages and sentences are rarely
+    # tokenised twice: they are not kept, so the cache stays a few MB
+    exclude = tuple((int(s), int(e)) for s, e in exclude)
+    if len(text) > _MEMO_CHARS:
+        return list(_tokenize.__wrapped__(text, exclude))
+    return list(_tokenize(text, exclude))
+
+
+_MEMO_CHARS = 200
+
+
+@lru_cache(maxsize=1 << 15)
+def _tokenize(text: str, exclude: tuple[tuple[int, int], ...]) -> tuple[Token, ...]:
     out: list[Token] = []
     for m in _WORD.finditer(text):
         start, end = m.span()
@@ -193,7 +208,7 @@ def tokenize(text: str, exclude: Sequence[tuple[int, int]] = ()) -> list[Token]:
         base = low.split("'")[0].split("’")[0]
         content = base not in STOPWORDS and low not in STOPWORDS and not low.isdigit() and len(base) > 1
         out.append(Token(word, light_stem(word), start, end, content))
-    return out
+    return tuple(out)
 
 
 

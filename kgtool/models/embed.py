@@ -277,12 +277,15 @@ class CachedEmbedder:
     (its first encode included) and never encode a string twice.
     """
 
-    def __init__(self, inner: Embedder, max_items: int = 200_000):
+    def __init__(self, inner: Embedder, max_items: int = 200_000, disk=None):
         self.inner = inner
         self.name = getattr(inner, "name", type(inner).__name__)
         self.max_items = max(1, int(max_items))
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.RLock()
+        # a second level kept on disk for every process of the home (kgtool.models.vector_cache): the
+        # strings a process has not met are mostly ones another process (or ingestion) has embedded
+        self.disk = disk
 
     @property
     def dim(self) -> int:
@@ -298,9 +301,16 @@ class CachedEmbedder:
         with self._lock:
             found = {t: self._cache.get(t) for t in dict.fromkeys(texts)}
             unseen = [t for t, v in found.items() if v is None]
+            if unseen and self.disk is not None:
+                stored = self.disk.get_many(unseen)
+                if stored:
+                    found.update(stored)
+                    unseen = [t for t in unseen if t not in stored]
             if unseen:
                 vectors = l2_normalize(np.asarray(self.inner.encode(unseen), dtype=np.float32))
                 found.update(zip(unseen, vectors))
+                if self.disk is not None:
+                    self.disk.put_many(zip(unseen, vectors))
             for text, vector in found.items():  # refresh recency, then evict the oldest
                 self._cache[text] = vector
                 self._cache.move_to_end(text)
@@ -311,6 +321,24 @@ class CachedEmbedder:
     def warm(self, texts: Sequence[str]) -> None:
         """Encode and cache every text not cached yet."""
         self.encode(texts)
+
+    def store(self, texts: Sequence[str], *, batch: int = 2000) -> int:
+        """Embed the texts the disk cache lacks and keep them there only (not in this process's
+        memory): for ingestion, ahead of the answers that will ask for them. How many were embedded."""
+        if self.disk is None:
+            return 0
+        texts = list(dict.fromkeys(t for t in texts if t))
+        done = 0
+        for start in range(0, len(texts), batch):
+            chunk = texts[start:start + batch]
+            stored = self.disk.get_many(chunk)
+            missing = [t for t in chunk if t not in stored]
+            if missing:
+                with self._lock:
+                    vectors = l2_normalize(np.asarray(self.inner.encode(missing), dtype=np.float32))
+                self.disk.put_many(zip(missing, vectors))
+                done += len(missing)
+        return done
 
     def cached(self, text: str) -> bool:
         return text in self._cache

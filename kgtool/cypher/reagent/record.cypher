@@ -1,5 +1,5 @@
 // ReAgent: record what the agents said since the last write, in one write, and (with
-// $with_conflicts) read the conflicts that follow from it, so the loop spends one round
+// with_conflicts) read the conflicts that follow from it, so the loop spends one round
 // trip where it spent two:
 // - accepted assertions (a sub-question, a fact used, a partial answer, a binding, a gap,
 //   a final answer) with their agent, time step t, the evidence they rest on (a Fact or a
@@ -25,20 +25,23 @@
 //                     the same entity with another value, and more sources back it
 //                     (Edit ASSERTS, Passage SUPPORTS, Source STATES) than back the
 //                     asserted fact
-// $cases/$batches/$perturbation are the run's scope (null: every edit, no perturbation).
-// params: $run_id,
-//         $assertions (list of {id, t, agent, kind, hop, slot, value, value_id, text, evidence_id,
+// cases/batches/perturbation are the run's scope (null: every edit, no perturbation).
+// All parameters come in one map, $p: the server keys a cached plan by each parameter's type and size
+// (0, 1, up to 10, up to 100 ... list items or characters), so lists and texts of varying length
+// made new plans all along a run (0.1-1 s each on a busy machine); a map has one.
+// params: $p, a map of: run_id,
+//         assertions (list of {id, t, agent, kind, hop, slot, value, value_id, text, evidence_id,
 //                      evidence_kind ('fact'|'passage'|null), step_id}),
-//         $messages (list of {id, t, type, sender, receiver, content, assertion_id}),
-//         $checkpoints (list of {id, t, agent, label}),
-//         $with_conflicts (bool), $cases, $batches, $perturbation
+//         messages (list of {id, t, type, sender, receiver, content, assertion_id}),
+//         checkpoints (list of {id, t, agent, label}),
+//         with_conflicts (bool), cases, batches, perturbation
 // returns: assertions, messages, checkpoints (how many of each were written),
-//          conflicts (empty unless $with_conflicts: list of {kind, slot, hop, assertion_ids, culprit_id,
+//          conflicts (empty unless with_conflicts: list of {kind, slot, hop, assertion_ids, culprit_id,
 //                     culprit_t, detail})
-MATCH (run:Run {id: $run_id})
+MATCH (run:Run {id: $p.run_id})
 CALL (run) {
-  UNWIND $assertions AS a
-  CREATE (n:Assertion {id: a.id, run_id: $run_id, t: a.t, agent: a.agent, kind: a.kind, hop: a.hop, slot: a.slot,
+  UNWIND $p.assertions AS a
+  CREATE (n:Assertion {id: a.id, run_id: $p.run_id, t: a.t, agent: a.agent, kind: a.kind, hop: a.hop, slot: a.slot,
                        value: a.value, value_id: a.value_id, text: a.text, status: 'accepted',
                        created_at: datetime()})
   CREATE (run)-[:HAS_ASSERTION]->(n)
@@ -56,20 +59,20 @@ CALL (run) {
   RETURN count(*) AS assertions
 }
 CALL (run) {
-  UNWIND $messages AS m
-  CREATE (msg:Message {id: m.id, run_id: $run_id, t: m.t, type: m.type, sender: m.sender, receiver: m.receiver,
+  UNWIND $p.messages AS m
+  CREATE (msg:Message {id: m.id, run_id: $p.run_id, t: m.t, type: m.type, sender: m.sender, receiver: m.receiver,
                        content: m.content, created_at: datetime()})
   CREATE (run)-[:HAS_MESSAGE]->(msg)
   WITH m, msg
   CALL (m, msg) {
-    MATCH (run2:Run {id: $run_id})-[:HAS_ASSERTION]->(a:Assertion {id: m.assertion_id})
+    MATCH (run2:Run {id: $p.run_id})-[:HAS_ASSERTION]->(a:Assertion {id: m.assertion_id})
     CREATE (msg)-[:ABOUT]->(a)
   }
   RETURN count(*) AS messages
 }
 CALL (run) {
-  UNWIND $checkpoints AS k
-  CREATE (c:Checkpoint {id: k.id, run_id: $run_id, t: k.t, agent: k.agent, label: k.label, created_at: datetime()})
+  UNWIND $p.checkpoints AS k
+  CREATE (c:Checkpoint {id: k.id, run_id: $p.run_id, t: k.t, agent: k.agent, label: k.label, created_at: datetime()})
   CREATE (run)-[:HAS_CHECKPOINT]->(c)
   WITH run, k, c
   CALL (run, k, c) {
@@ -81,8 +84,8 @@ CALL (run) {
 }
 CALL () {
   CALL () {
-    WITH 1 AS asked WHERE $with_conflicts
-    MATCH (:Run {id: $run_id})-[:HAS_ASSERTION]->(a:Assertion {status: 'accepted'})
+    WITH 1 AS asked WHERE $p.with_conflicts
+    MATCH (:Run {id: $p.run_id})-[:HAS_ASSERTION]->(a:Assertion {status: 'accepted'})
     WHERE a.slot IS NOT NULL AND a.kind IN ['fact', 'partial_answer', 'binding', 'final_answer']
     WITH a.slot AS slot, collect(a) AS claims
     WHERE size(claims) > 1
@@ -95,16 +98,16 @@ CALL () {
            second.agent + ' says ' + coalesce(second.value, '?') + ' but ' + first.agent + ' said ' +
            coalesce(first.value, '?') AS detail
     UNION ALL
-    WITH 1 AS asked WHERE $with_conflicts
-    MATCH (:Run {id: $run_id})-[:HAS_ASSERTION]->(a:Assertion {status: 'accepted'})-[:RESTS_ON]->(f:Fact)
+    WITH 1 AS asked WHERE $p.with_conflicts
+    MATCH (:Run {id: $p.run_id})-[:HAS_ASSERTION]->(a:Assertion {status: 'accepted'})-[:RESTS_ON]->(f:Fact)
     WITH a, f,
          CASE
            WHEN f.status = 'retracted' THEN 'the fact was retracted'
-           WHEN $perturbation IS NOT NULL AND EXISTS { MATCH (:Perturbation {id: $perturbation})-[:HIDES]->(f) }
+           WHEN $p.perturbation IS NOT NULL AND EXISTS { MATCH (:Perturbation {id: $p.perturbation})-[:HIDES]->(f) }
              THEN 'the fact is hidden in this view'
            WHEN EXISTS {
              MATCH (ed:Edit)-[:SUPERSEDES]->(f)
-             WHERE ($cases IS NULL OR ed.case_id IN $cases) AND ($batches IS NULL OR ed.batch IN $batches)
+             WHERE ($p.cases IS NULL OR ed.case_id IN $p.cases) AND ($p.batches IS NULL OR ed.batch IN $p.batches)
                AND NOT EXISTS { MATCH (ed)-[:ASSERTS]->(f) }
            } THEN 'an edit in force supersedes the fact'
            ELSE null
@@ -113,9 +116,9 @@ CALL () {
     RETURN 'stale_evidence' AS kind, a.slot AS slot, a.hop AS hop, [a.id] AS assertion_ids, a.id AS culprit_id,
            a.t AS culprit_t, a.agent + ' rests on ' + coalesce(f.evidence, f.id) + ': ' + why AS detail
     UNION ALL
-    WITH 1 AS asked WHERE $with_conflicts
-    MATCH (:Run {id: $run_id})-[:HAS_ASSERTION]->(p:Assertion {status: 'accepted', kind: 'partial_answer'})
-    MATCH (:Run {id: $run_id})-[:HAS_ASSERTION]->(n:Assertion {status: 'accepted'})
+    WITH 1 AS asked WHERE $p.with_conflicts
+    MATCH (:Run {id: $p.run_id})-[:HAS_ASSERTION]->(p:Assertion {status: 'accepted', kind: 'partial_answer'})
+    MATCH (:Run {id: $p.run_id})-[:HAS_ASSERTION]->(n:Assertion {status: 'accepted'})
     WHERE n.hop = p.hop + 1 AND n.kind IN ['binding', 'gap']
       AND (n.kind = 'gap' OR coalesce(n.value_id, n.value) <> coalesce(p.value_id, p.value))
       AND (n.kind <> 'gap' OR coalesce(n.value_id, n.value) = coalesce(p.value_id, p.value))
@@ -125,8 +128,8 @@ CALL () {
                 ELSE 'hop ' + toString(n.hop) + ' starts from ' + coalesce(n.value, '?') + ', not from ' +
                      coalesce(p.value, '?') END AS detail
     UNION ALL
-    WITH 1 AS asked WHERE $with_conflicts
-    MATCH (:Run {id: $run_id})-[:HAS_ASSERTION]->(a:Assertion {status: 'accepted', kind: 'fact'})-[:RESTS_ON]->(f:Fact)
+    WITH 1 AS asked WHERE $p.with_conflicts
+    MATCH (:Run {id: $p.run_id})-[:HAS_ASSERTION]->(a:Assertion {status: 'accepted', kind: 'fact'})-[:RESTS_ON]->(f:Fact)
     MATCH (a)-[:AT]->(s:Step)-[:CANDIDATE]->(g:Fact)
     WHERE g <> f AND g.relation_key = f.relation_key AND g.status <> 'retracted'
       AND ((f.head_id = s.entity_id AND g.head_id = s.entity_id AND g.tail_id <> f.tail_id)

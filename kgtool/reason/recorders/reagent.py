@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.reagent_base import Claim, Conflict
 from kgtool.reason.context import RunContext
-from kgtool.reason.trace import new_id
+from kgtool.reason.trace import new_id, packed
 from kgtool.reason.trace_sections import TraceSection, html_table, num
 
 
@@ -61,10 +61,9 @@ class ReagentLedger:
         """Write what is pending; with `conflicts`, also read the conflicts that now hold (same statement)."""
         if not (conflicts or self.assertions or self.messages or self.pending_checkpoints):
             return []
-        rows = self.ctx.db.run_in(self.ctx.session, "reagent/record", run_id=self.ctx.run_id,
-                                  assertions=self.assertions, messages=self.messages,
-                                  checkpoints=self.pending_checkpoints, with_conflicts=conflicts,
-                                  **self.ctx.scope.params())
+        rows = self.ctx.db.run_in(self.ctx.session, "reagent/record", **packed("reagent/record", dict(
+            run_id=self.ctx.run_id, assertions=self.assertions, messages=self.messages,
+            checkpoints=self.pending_checkpoints, with_conflicts=conflicts, **self.ctx.scope.params())))
         self.assertions, self.messages, self.pending_checkpoints = [], [], []
         return rows[0]["conflicts"] if rows else []
 
@@ -90,11 +89,11 @@ class ReagentLedger:
                  agent: str | None = None, conflict_ids: list[str] | None = None) -> list[dict]:
         """Retract what came after the checkpoint (one agent's assertions, or everyone's); the retracted rows."""
         self.flush()
-        rows = self.ctx.db.run_in(
-            self.ctx.session, "reagent/rollback", run_id=self.ctx.run_id, rollback_id=new_id("rollback"), kind=kind,
-            agent=agent, t=self.tick(), checkpoint_id=checkpoint_id,
+        rows = self.ctx.db.run_in(self.ctx.session, "reagent/rollback", **packed("reagent/rollback", dict(
+            run_id=self.ctx.run_id, rollback_id=new_id("rollback"), kind=kind, agent=agent, t=self.tick(),
+            checkpoint_id=checkpoint_id,
             conflict_ids=conflict_ids if conflict_ids is not None else (conflict.assertion_ids if conflict else []),
-            conflict_kind=conflict.kind if conflict else None, reason=reason[:500])
+            conflict_kind=conflict.kind if conflict else None, reason=reason[:500])))
         return rows[0]["retracted"] if rows else []
 
     def support(self, fact_ids: list[str]) -> dict[str, int]:

@@ -80,6 +80,9 @@ class TextLinks:
         self.db = db
         self.warm = warm  # strings -> None: embeds the links' relations in one call (the matcher's encoder)
         self._entities: dict[str, list[dict]] = {}  # passage id -> the entities it mentions
+        # entity id -> primary name, from those mention rows (e.name, what view.entity_name reads): asking
+        # entity_name per link cost a round trip per entity new to the process, ~60 an answer
+        self._names: dict[str, str] = {}
         self.view = view
         self.scope = scope
         self.passages = passages
@@ -87,6 +90,10 @@ class TextLinks:
         self._links: dict[str, list[PassageFact]] = {}
         self._hits: dict[str, list[PassageHit]] = {}  # entity id -> the passages its name finds
         self.labels: dict[str, str] = {}  # text relation key -> its joining words
+
+    def entity_name(self, entity_id: str) -> str:
+        name = self._names.get(entity_id)
+        return name if name is not None else self.view.entity_name(entity_id)
 
     def of(self, entity_id: str) -> list[PassageFact]:
         if entity_id not in self._links:
@@ -96,7 +103,7 @@ class TextLinks:
 
     def prefetch(self, entity_ids) -> None:
         """Read the passages naming each entity not read yet, all in one statement."""
-        names = {e: self.view.entity_name(e) for e in dict.fromkeys(entity_ids) if e not in self._hits}
+        names = {e: self.entity_name(e) for e in dict.fromkeys(entity_ids) if e not in self._hits}
         queries = [{"entity_id": e, "query": lucene_query(n)} for e, n in names.items() if n]
         queries = [q for q in queries if q["query"]]  # a name of no content word finds nothing
         self._hits.update({e: [] for e in names})
@@ -118,6 +125,7 @@ class TextLinks:
             got = passage_entities(self.db, session, fresh)
             for pid in fresh:
                 self._entities[pid] = got.get(pid, [])
+                self._names.update((e["id"], e["name"]) for e in self._entities[pid] if e.get("name") is not None)
         for e in names:
             if e not in self._links:
                 self._links[e] = self._read(e)
@@ -126,7 +134,7 @@ class TextLinks:
             self.warm([phrase_core(label) for label in self.labels.values()])
 
     def _read(self, entity_id: str) -> list[PassageFact]:
-        name = self.view.entity_name(entity_id)
+        name = self.entity_name(entity_id)
         if not name:
             return []
         hits = self._hits.get(entity_id, [])
@@ -149,10 +157,15 @@ class TextLinks:
         if not own:
             return []
         out = []
+        # the sentence is tokenised once, then each pair's names are cut out of its tokens, as tokenize's
+        # `exclude` cuts them (a token's fields do not depend on what is excluded): tokenising it again
+        # per pair of names was ~8 % of a ReAgent answer
+        words = tokenize(sentence)
+        without_own = [t for t in words if not any(s <= t.start < e or s < t.end <= e for s, e in own)]
         for start, end, other_id, _surface in mentions:
             if other_id == entity_id or any(s < end and start < e for s, e in own):
                 continue
-            kept = [t for t in tokenize(sentence, own + [(start, end)])]
+            kept = [t for t in without_own if not (start <= t.start < end or start < t.end <= end)]
             if not kept or sum(t.content for t in kept) > self.max_connector or not any(t.content for t in kept):
                 continue
             connector = " ".join(t.text for t in kept)
@@ -160,7 +173,8 @@ class TextLinks:
             self.labels[key] = connector
             out.append(PassageFact(
                 fact_id=f"{passage_id}#{k}:{other_id}", passage_id=passage_id, head_id=entity_id, head=name,
-                relation=connector, relation_id=key, tail_id=other_id, tail=self.view.entity_name(other_id),
+                relation=connector, relation_id=key, tail_id=other_id,
+                tail=self.entity_name(other_id),
                 evidence=sentence, direction="out"))
         return out
 
@@ -207,7 +221,7 @@ class TextAugmentedView:
         return self.view.link_mentions(text)
 
     def entity_name(self, entity_id: str) -> str:
-        return self.view.entity_name(entity_id)
+        return self.links.entity_name(entity_id)
 
     def relation_vectors(self, keys, model: str) -> dict:
         stored = getattr(self.view, "relation_vectors", None)
