@@ -280,19 +280,23 @@ class _CountingDb:
         return getattr(self.db, attr)
 
 
-def test_passages_naming_entities_become_links_one_read_per_level(kg, tmp_path):
-    from kgtool.reason.agents.offline.reagent_text import TextLinks
-    from kgtool.reason.graphview import GraphView
-    from kgtool.retrieve.passages import search_passages
-
+def _band_in_a_passage(kg, tmp_path) -> list[str]:
+    """A planted fact and one passage naming three entities; their ids (band, country, city)."""
     kg.ingest_facts(_tsv(tmp_path / "facts.tsv", [PLANTED[0], ("Freedonia", "capital", "Fredville",
                                                                 "The capital of Freedonia is Fredville.")]))
     docs = tmp_path / "docs.jsonl"
     docs.write_text(json.dumps({"id": "d1", "title": "Echo Crew", "text": "Echo Crew is a citizen of Freedonia. "
                                 "Fredville hosted the band Echo Crew in 1999."}) + "\n", encoding="utf-8")
     kg.ingest_docs(docs, embed_passages=False)
-    scope = Scope()
-    ids = [kg.catalog.link(name) for name in ("Echo Crew", "Freedonia", "Fredville")]
+    return [kg.catalog.link(name) for name in ("Echo Crew", "Freedonia", "Fredville")]
+
+
+def test_passages_naming_entities_become_links_one_read_per_level(kg, tmp_path):
+    from kgtool.reason.agents.offline.reagent_text import TextLinks
+    from kgtool.reason.graphview import GraphView
+    from kgtool.retrieve.passages import search_passages
+
+    scope, ids = Scope(), _band_in_a_passage(kg, tmp_path)
     assert all(ids), ids
     db = _CountingDb(kg.db, "reagent/passages_naming")
     links = TextLinks(db, GraphView(kg.db, kg.catalog, scope), scope)
@@ -317,14 +321,7 @@ def test_text_links_name_their_tails_from_the_passage_mention_rows(kg, tmp_path)
     from kgtool.reason.agents.offline.reagent_text import TextAugmentedView, TextLinks
     from kgtool.reason.graphview import GraphView
 
-    kg.ingest_facts(_tsv(tmp_path / "facts.tsv", [PLANTED[0], ("Freedonia", "capital", "Fredville",
-                                                                "The capital of Freedonia is Fredville.")]))
-    docs = tmp_path / "docs.jsonl"
-    docs.write_text(json.dumps({"id": "d1", "title": "Echo Crew", "text": "Echo Crew is a citizen of Freedonia. "
-                                "Fredville hosted the band Echo Crew in 1999."}) + "\n", encoding="utf-8")
-    kg.ingest_docs(docs, embed_passages=False)
-    scope = Scope()
-    ids = [kg.catalog.link(name) for name in ("Echo Crew", "Freedonia", "Fredville")]
+    scope, ids = Scope(), _band_in_a_passage(kg, tmp_path)
 
     class CountingView(GraphView):
         asked: list[str] = []
