@@ -5,8 +5,9 @@
         [--methods c2rag,reagent,bm25-reader] [--limit 20] [--json out.json]
 
 OLD_TREE is a copy of the older commit's files (`git archive <commit> | tar -x -C OLD_TREE`). The
-store of KGTOOL_HOME must hold the file's corpus (`kgtool ingest docs`) and its server must be
-running; both checkouts answer from it with offline agents. Each checkout runs in its own worker
+store of KGTOOL_HOME must hold the file's corpus (`kgtool ingest docs`); its local server is started
+if it is not running (as `KnowledgeGraph.connect()` does); both checkouts answer from it with offline
+agents. Each checkout runs in its own worker
 process (models loaded once, two warm-up questions per method not counted); every question is
 answered by both, one after the other, the order alternating per question, so the two share the
 machine's load. Printed per method: p50 and mean latency of each (`Answer.latency_ms`, the figure
