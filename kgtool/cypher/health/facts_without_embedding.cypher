@@ -1,6 +1,7 @@
 // Facts (not retracted) without an embedding in a store whose other facts have one: the graph
 // walk's fact seeds cannot reach them (facts loaded after the last document ingest by an older
 // kgtool, or an ingest killed while embedding them). A store of plain facts embeds none, by design.
+// params: none
 // returns: n
 OPTIONAL MATCH (embedded:Fact) WHERE embedded.embedding IS NOT NULL
 WITH embedded LIMIT 1
