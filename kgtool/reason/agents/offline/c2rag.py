@@ -39,7 +39,6 @@ from kgtool.core.text import light_stem, normalise_label, normalize, stems_match
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block, Constraint, ConstraintPlan
 from kgtool.reason.agents.offline.answer_form import (
-    TYPE_NOUNS,
     AnswerForm,
     answer_form,
     fits,
@@ -274,8 +273,7 @@ def _last_phrase_unexplained(question: str, base, said: Sequence[str]) -> bool:
         return False
     # a frame verb the hop before it may say ("Who directed the film that ...") is left out of the
     # planner's unexplained phrases when that hop says it: only what the planner left counts
-    reading = read_question(question, tuple(span))
-    required = reading.required
+    required = read_question(question, tuple(span)).required
     if not required or required[-1].text not in left:
         return False
     # words inside quotation marks quote a title or a saying ('... called X "an impressive imposter"'):
@@ -284,10 +282,6 @@ def _last_phrase_unexplained(question: str, base, said: Sequence[str]) -> bool:
     last = required[-1]
     asked = [light_stem(w) for w, (s0, e0) in zip(last.words, last.spans)
              if w.lower() not in FUNCTION_WORDS and not any(a <= s0 and e0 <= b for a, b in quoted)]
-    # the answer's type and a naming noun ask for the answer itself, not a relation of it ("the name of
-    # the city that is the capital of ...": the chain's end is that city)
-    typed = {light_stem(w) for w in [*words(reading.answer_type or ""), *TYPE_NOUNS, "name", "names", "title"]}
-    asked = [a for a in asked if a not in typed]
     relation_stems = {light_stem(w) for phrase in said for w in words(phrase)}
     return bool(asked) and not any(stems_match(a, r) for a in asked for r in relation_stems)
 
