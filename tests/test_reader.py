@@ -238,26 +238,3 @@ def test_c2rag_asks_the_outermost_phrase_of_the_chains_end_in_text_when_no_relat
     # the question asked of the chain's end (the constraint's text starts at its anchor)
     assert recovery and recovery[-1]["query"].startswith("(Tarovia, ")
     assert result.answer == "Lio Danter"
-
-
-def test_an_unexplained_last_phrase_that_a_hop_words_or_that_only_quotes_asks_nothing_beyond_the_chain():
-    """The planner may group a hop's words with the question's frame ('What is ... has a citizenship of'):
-    a hop whose relation says a content word of that phrase answers it, and the chain's end stands; so
-    does a phrase made of quoted words. A phrase no relation words is asked of the chain's end."""
-    from kgtool.reason.agents.offline.c2rag import _last_phrase_unexplained
-    from kgtool.reason.agents.offline.common import OfflinePlan
-
-    def plan(question, topic, left):
-        start = question.index(topic)
-        return OfflinePlan(subquestions=[question], topic_span=(start, start + len(topic)), unexplained=left)
-
-    q = "What is the official language of the country whose manager of Vale Rigg's performer has a citizenship of?"
-    chain = ["performer", "manager", "country of citizenship", "official language"]
-    assert not _last_phrase_unexplained(q, plan(q, "Vale Rigg", ["What is has citizenship of"]), chain)
-    assert _last_phrase_unexplained(q, plan(q, "Vale Rigg", ["What is has citizenship of"]), chain[:2])
-    q = 'What is the abbreviation to the magazine that called Tolk "an unusually impressive imposter"?'
-    assert not _last_phrase_unexplained(q, plan(q, "Tolk", ["What is unusually impressive imposter"]),
-                                        ["called"])
-    q = "Who was in charge of the country Marn Vale is located in?"
-    assert _last_phrase_unexplained(q, plan(q, "Marn Vale", ["Who was in charge"]), ["country"])
-    assert not _last_phrase_unexplained(q, plan(q, "Marn Vale", []), ["country"])

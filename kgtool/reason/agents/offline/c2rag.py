@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgtool.core.text import light_stem, normalise_label, normalize, stems_match, words
+from kgtool.core.text import normalise_label, normalize, words
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block, Constraint, ConstraintPlan
 from kgtool.reason.agents.offline.answer_form import (
@@ -121,8 +121,7 @@ class OfflineConstraintPlanner:
                 if not constants[i]:
                     target = end
                 prev = end
-            said = [v for c in constraints for v in c.variants]
-            if target is not None and _last_phrase_unexplained(question, base, said):
+            if target is not None and _last_phrase_unexplained(question, base):
                 # the question's outermost phrase (what it asks of the chain's end) names no relation the
                 # planner found there: the chain ends at a bridge, not at the answer ("Who was in charge of"
                 # the country reached). The answer is then a placeholder no constraint binds, so the method
@@ -261,12 +260,10 @@ _BEYOND = "?answer"
 _QUOTED = re.compile(r'"[^"]+"|“[^”]+”')
 
 
-def _last_phrase_unexplained(question: str, base, said: Sequence[str]) -> bool:
+def _last_phrase_unexplained(question: str, base) -> bool:
     """Whether the planner's path leaves the question's outermost relation phrase unexplained
-    (OfflinePlan.unexplained) and no relation of the chain (`said`: their phrasings) shares a content
-    word with it. Phrases are read nearest the topic first, so the last required one is what the
-    question asks of the end of the chain; a phrase a hop's relation words ("has a citizenship of"
-    against `country of citizenship`) is that hop's, however the reading grouped its words."""
+    (OfflinePlan.unexplained). Phrases are read nearest the topic first, so the last required one is
+    what the question asks of the end of the chain."""
     left = list(getattr(base, "unexplained", None) or [])
     span = getattr(base, "topic_span", None)
     if not left or not span:
@@ -280,10 +277,8 @@ def _last_phrase_unexplained(question: str, base, said: Sequence[str]) -> bool:
     # they name no relation, so a phrase made only of them and function words asks nothing more
     quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(question)]
     last = required[-1]
-    asked = [light_stem(w) for w, (s0, e0) in zip(last.words, last.spans)
-             if w.lower() not in FUNCTION_WORDS and not any(a <= s0 and e0 <= b for a, b in quoted)]
-    relation_stems = {light_stem(w) for phrase in said for w in words(phrase)}
-    return bool(asked) and not any(stems_match(a, r) for a in asked for r in relation_stems)
+    return any(w.lower() not in FUNCTION_WORDS and not any(a <= s0 and e0 <= b for a, b in quoted)
+               for w, (s0, e0) in zip(last.words, last.spans))
 
 
 _TYPED = ("date", "year", "number", "person", "place")
