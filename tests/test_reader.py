@@ -208,33 +208,3 @@ def test_the_offline_reader_takes_a_graph_binding_only_when_the_evidence_answers
     # a fragment the mentions extractor made a node of, and a binding of the wrong shape
     assert reader.answer(q, blocks, "Regarded") is None
     assert reader.answer("When was Grey Harbour made?", blocks, "Ada Rook") is None
-
-
-BEYOND_FACTS = [
-    {"head": "Marn Vale", "relation": "country", "tail": "Tarovia", "evidence": "Marn Vale is a village in Tarovia."},
-    {"head": "Tarovia", "relation": "capital", "tail": "Osk", "evidence": "The capital of Tarovia is Osk."},
-]
-BEYOND_DOCS = [
-    {"id": "t1", "title": "Tarovia", "text": "Tarovia is a small country. From 1990 to 1999, Tarovia was governed "
-                                             "by Lio Danter, who was then in charge of the whole country."},
-    {"id": "t2", "title": "Osk", "text": "Osk is a river port with a large fish market."},
-]
-
-
-def test_c2rag_asks_the_outermost_phrase_of_the_chains_end_in_text_when_no_relation_says_it(kg, tmp_path):
-    """'Who was in charge of the country X is in?': the graph says X's country, nothing says who was in
-    charge of it. The chain ends at a bridge, so the answer is recovered from text about the bridge, not
-    taken from the chain (whose binding is the country)."""
-    facts, docs = tmp_path / "facts.jsonl", tmp_path / "docs.jsonl"
-    facts.write_text("\n".join(json.dumps(f) for f in BEYOND_FACTS) + "\n")
-    docs.write_text("\n".join(json.dumps(d) for d in BEYOND_DOCS) + "\n")
-    kg.ingest_facts(facts)
-    kg.ingest_docs(docs, format="jsonl")
-    result = kg.answer("Who was in charge of the country Marn Vale is located in?", method="c2rag", agents="offline")
-    trace = kg.trace(result.run_id)
-    assert [k["state"] for k in trace["constraints"]] == ["resolved"]
-    assert trace["constraints"][0]["binding"] == ["Tarovia"]
-    recovery = [s for s in trace["steps"] if s["kind"] == "recovery"]
-    # the question asked of the chain's end (the constraint's text starts at its anchor)
-    assert recovery and recovery[-1]["query"].startswith("(Tarovia, ")
-    assert result.answer == "Lio Danter"

@@ -49,7 +49,7 @@ from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.agents.offline.text_reader import TextReader, named_in
 from kgtool.reason.agents.offline.common import relation_key
-from kgtool.reason.question import FUNCTION_WORDS, IMPERATIVES, read_question
+from kgtool.reason.question import IMPERATIVES
 
 
 def _variants(label: str, phrases: Sequence[str], m: int) -> list[str]:
@@ -74,7 +74,7 @@ class OfflineConstraintPlanner:
         plan = self._chain(question, variants)
         # the answer's placeholder is typed by the question's form, so the reader looks for that kind of span
         for c in plan.constraints:
-            if plan.target in c.variables and form.kind in _TYPED:
+            if plan.target in c.variables and form.kind in ("date", "year", "number", "person", "place"):
                 c.types.setdefault(plan.target, form.kind)
         return plan
 
@@ -121,12 +121,6 @@ class OfflineConstraintPlanner:
                 if not constants[i]:
                     target = end
                 prev = end
-            if target is not None and _last_phrase_unexplained(question, base):
-                # the question's outermost phrase (what it asks of the chain's end) names no relation the
-                # planner found there: the chain ends at a bridge, not at the answer ("Who was in charge of"
-                # the country reached). The answer is then a placeholder no constraint binds, so the method
-                # asks the question of the chain's last binding in text (C2Rag._recover_answer)
-                return ConstraintPlan(constraints, _BEYOND)
             return ConstraintPlan(constraints, target)
         return ConstraintPlan([self._single(question, base.topic)], "?answer")
 
@@ -195,14 +189,9 @@ class OfflineReader:
         if not passages:
             return None, None
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
-        form = _unknown_form(constraint, constraint_text)
-        if form.kind == "entity" and constraint.relation == question:
-            # the answer itself, asked of the chain's end: the question's form types it
-            asked_form = answer_form(question)
-            form = asked_form if asked_form.kind in _TYPED else form
         spans = self.text.spans(f"{constraint.relation} {question}", passages,
                                 asked=constraint.variants or [constraint.relation], known=known,
-                                weights=weights, form=form)
+                                weights=weights, form=_unknown_form(constraint, constraint_text))
         if not spans or spans[0].score <= 0:
             return None, None
         return spans[0].text, spans[0].passage_id
@@ -255,40 +244,11 @@ class OfflineReader:
 _SUPPORT_TOP = 3
 
 
-# the answer of a plan whose chain stops short of it: bound by no constraint, recovered from text
-_BEYOND = "?answer"
-_QUOTED = re.compile(r'"[^"]+"|“[^”]+”')
-
-
-def _last_phrase_unexplained(question: str, base) -> bool:
-    """Whether the planner's path leaves the question's outermost relation phrase unexplained
-    (OfflinePlan.unexplained). Phrases are read nearest the topic first, so the last required one is
-    what the question asks of the end of the chain."""
-    left = list(getattr(base, "unexplained", None) or [])
-    span = getattr(base, "topic_span", None)
-    if not left or not span:
-        return False
-    # a frame verb the hop before it may say ("Who directed the film that ...") is left out of the
-    # planner's unexplained phrases when that hop says it: only what the planner left counts
-    required = read_question(question, tuple(span)).required
-    if not required or required[-1].text not in left:
-        return False
-    # words inside quotation marks quote a title or a saying ('... called X "an impressive imposter"'):
-    # they name no relation, so a phrase made only of them and function words asks nothing more
-    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(question)]
-    last = required[-1]
-    return any(w.lower() not in FUNCTION_WORDS and not any(a <= s0 and e0 <= b for a, b in quoted)
-               for w, (s0, e0) in zip(last.words, last.spans))
-
-
-_TYPED = ("date", "year", "number", "person", "place")
-
-
 def _unknown_form(constraint: Constraint, constraint_text: str) -> AnswerForm:
     """The form of the constraint's unknown: its placeholder's type when the plan typed it, else a name."""
     for var in constraint.variables:
         kind = constraint.types.get(var)
-        if var in constraint_text and kind in _TYPED:
+        if var in constraint_text and kind in ("date", "year", "number", "person", "place"):
             return AnswerForm(kind)
     return AnswerForm("entity")
 
