@@ -155,3 +155,14 @@ def test_methods_name_lists_each_setting_with_its_default_and_meaning():
             row = next((ln for ln in out.output.splitlines() if ln.split("│")[1:2] and
                         ln.split("│")[1].strip() == s.name), None)
             assert row is not None and repr(s.default) in row and s.doc[:20] in row, (name, s.name, out.output)
+
+
+def test_a_summary_titled_with_a_path_keeps_the_path_on_one_line():
+    from rich.console import Console
+
+    from kgtool.cli.present import key_value_table
+
+    title = "ingested /home/someone/graphs/company/exports/kg.nt"
+    out = io.StringIO()
+    Console(file=out, width=100, color_system=None).print(key_value_table([("facts", 108)], title=title))
+    assert title in out.getvalue().splitlines()[0]

@@ -49,8 +49,11 @@ def print_notice(label: str, message: str, *, style: str = "yellow", out: Consol
 
 
 def key_value_table(rows, title: str | None = None) -> Table:
-    """A two-column table of (key, value) rows, values shown with str()."""
-    table = Table(title=title, show_header=False)
+    """A two-column table of (key, value) rows, values shown with str().
+
+    At least as wide as its title (up to the console's width): a title that names a file would
+    otherwise wrap inside the narrow table and cut the path in two."""
+    table = Table(title=title, show_header=False, min_width=len(title) if title else None)
     for key, value in rows:
         table.add_row(str(key), str(value))
     return table
