@@ -110,3 +110,21 @@ def test_the_source_prior_search_sees_only_stated_facts():
     assert [f.fact_id for f in neighbours["h"]] == ["s1", "p1"]  # the answer's own cache is untouched
     assert reads_passages(["s1", "p1"], neighbours) and not reads_passages(["s1"], neighbours)
     assert not reads_passages([], neighbours)
+
+
+# strangers.jsonl: passages about other people and places only. One says whose father was Spanish; one
+# is a catalogue line ("Lantern Parade - place: Brisk Harbour") from which extraction makes a relation
+# labelled "place", the kind word of a "where" question.
+def test_passages_about_other_things_neither_answer_nor_type_a_stated_chain(kg):
+    kg.ingest_facts(DATA.parent / "handwritten" / "kg.jsonl")
+    kg.ingest_docs(DATA / "strangers.jsonl", format="jsonl")
+    rows = kg.query("MATCH (f:Fact {relation: 'place'}) RETURN f.source AS source")[1]
+    assert rows and all(r["source"] not in ("edit", "base") for r in rows)  # the premise
+    # the graph's two parents leave the hop ambiguous (N_eff above gamma); text recovery may read only
+    # passages that name the person, and none does, so the graph's own candidates stay
+    father = kg.answer("What is the occupation of Ilse Varnok's father?", method="c2rag", agents="offline")
+    assert father.answer == "shipwright", (father.answer, father.reason)
+    # a stated birthplace is not judged by the documents' "place" relation, which the user's graph lacks
+    for method in ("care", "c2rag"):
+        born = kg.answer("Where was Ilse Varnok born?", method=method, agents="offline")
+        assert (born.answer, born.status) == ("Harnbury", "answered"), (method, born.reason)

@@ -24,24 +24,26 @@ def _words(label: str) -> list[str]:
 
 
 # word -> (keys of the relations whose label holds it, whether one label is that word alone), for the
-# last vocabulary seen: the catalog hands out the same dict until it reloads, and a document store's
-# ~16k labels are split once, not at every answer's status
-_index: tuple[object, dict[str, tuple[list[str], bool]]] | None = None
+# last two vocabularies seen (all relations, and the stated ones): the catalog hands out the same dicts
+# until it reloads, and a document store's ~16k labels are split once, not at every answer's status
+_indexes: list[tuple[object, dict[str, tuple[list[str], bool]]]] = []
 
 
 def _word_index(vocabulary: dict[str, list[str]]) -> dict[str, tuple[list[str], bool]]:
-    global _index
-    if _index is None or _index[0] is not vocabulary:
-        keys: dict[str, list[str]] = {}
-        alone: set[str] = set()
-        for key, phrases in vocabulary.items():
-            label_words = _words(phrases[0] if phrases else key)
-            for word in dict.fromkeys(label_words):
-                keys.setdefault(word, []).append(key)
-            if len(label_words) == 1:
-                alone.add(label_words[0])
-        _index = (vocabulary, {word: (named, word in alone) for word, named in keys.items()})
-    return _index[1]
+    for seen, index in _indexes:
+        if seen is vocabulary:
+            return index
+    keys: dict[str, list[str]] = {}
+    alone: set[str] = set()
+    for key, phrases in vocabulary.items():
+        label_words = _words(phrases[0] if phrases else key)
+        for word in dict.fromkeys(label_words):
+            keys.setdefault(word, []).append(key)
+        if len(label_words) == 1:
+            alone.add(label_words[0])
+    index = {word: (named, word in alone) for word, named in keys.items()}
+    _indexes[:] = [(vocabulary, index), *_indexes[:1]]
+    return index
 
 
 def relations_of_kind(vocabulary: dict[str, list[str]], kind: str) -> list[str] | None:

@@ -402,7 +402,10 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     gaps = fact_gaps(kg, planner, question, facts, span)
     last = chain[-1]
     if last.fact is not None:
-        wrong_kind = kind_gap(kg.db, kg.catalog.relation_vocabulary(), read_question(question, span).answer_type,
+        # a stated fact is typed by stated relations only: a kind word the documents' extraction made a
+        # relation of ("place") says nothing about what a user's own graph calls a place
+        vocabulary = kg.catalog.stated_vocabulary() if last.fact.stated else kg.catalog.relation_vocabulary()
+        wrong_kind = kind_gap(kg.db, vocabulary, read_question(question, span).answer_type,
                               _key(last.fact), last.answer or "", last.answer_id,
                               read_backwards=last.fact.direction == "in")
         if wrong_kind:

@@ -10,6 +10,7 @@ kgtool.reason.recorders.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Sequence, TypeVar
 
 from kgtool.core.text import relation_key
@@ -40,6 +41,25 @@ def retrieve_hop(ctx: RunContext, query: str, entity_id: str | None, top_k: int 
 def retrieve_passages(ctx: RunContext, query: str, k: int) -> list:
     """The k passages of the answer's scope the full-text pool and the named scorers rank first for `query`."""
     return PassageRetriever(ctx.db, registry=ctx.services.scorers).retrieve(ctx.session, query, ctx.scope, k)
+
+
+def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], names: Sequence[str]) -> list:
+    """Of the retrieved passages, those about what a hop asks of: each mentions one of the entities (as
+    ingestion linked it), belongs to a document about one, or writes one of the names as a whole word
+    (title included; a capitalised name as written, a lower-case one in any case).
+
+    Ranked retrieval always returns something; in a store whose documents are about other things its best
+    passages can be about anything, and a span read off them answers a question the text never spoke to.
+    """
+    wanted = {e for e in entity_ids if e}
+    linked = ({r["passage_id"]: {e["id"] for e in r["entities"]}
+               for r in ctx.db.run_in(ctx.session, "passages/mentions", ids=[h.passage_id for h in hits])}
+              if wanted and hits else {})
+    patterns = [re.compile(rf"(?<!\w){re.escape(n)}(?!\w)", 0 if n != n.lower() else re.IGNORECASE)
+                for n in dict.fromkeys(n.strip() for n in names) if len(n) > 1]
+    return [h for h in hits
+            if wanted & linked.get(h.passage_id, set())
+            or any(p.search(f"{h.title}\n{h.text}") for p in patterns)]
 
 
 def neighbour_pools(ctx: RunContext, entity_ids: Sequence[str]) -> dict[str, list[CandidateFact]]:

@@ -322,7 +322,9 @@ class C2Rag:
         """Textual recovery: passages for the constraint, reranked, top K_t, recorded; the reader's answer."""
         known = [a.name for a in anchors[:1]] or [t for t in (c.head, c.tail) if not is_variable(t)]
         query = " ".join([*known, *(c.variants or [c.relation]), question])
-        pool = steps.retrieve_passages(ctx, query, self.passage_pool)
+        # only passages that name the known end can say what it is related to
+        pool = steps.passages_naming(ctx, steps.retrieve_passages(ctx, query, self.passage_pool),
+                                     [a.entity_id for a in anchors if a.entity_id], known)
         if not pool:
             return None
         z = self._rerank.score(question, text, c.variants or [c.relation], pool)
