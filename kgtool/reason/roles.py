@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from kgtool.core.text import content_stems, stems_match
+from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.question import AUXILIARIES, FUNCTION_WORDS, PREPOSITIONS, Segment
 
 AGENT, PATIENT, OBLIQUE = "agent", "patient", "oblique"
@@ -47,6 +48,16 @@ _PLACE_PREPOSITIONS = frozenset("in at on within inside near".split())
 _IRREGULAR = frozenset(
     "born borne made built written known held led run won given taken seen sung drawn grown shown sold bought "
     "taught brought kept left lost begun chosen spoken worn set put found wed".split())
+# verbs whose two sides do the same to each other ("a married b" is "b married a"): a relationship type
+# named by one does not make its head the doer (a closed class of English)
+_RECIPROCAL = frozenset(
+    "marry wed divorce date meet partner ally twin merge border neighbor neighbour collaborate befriend "
+    "rival resemble".split())
+# verbs whose bare past participle names a state, not a deed ("a located b" is "a is located in b"):
+# read as a finite verb they would make the head the doer
+_STATIVE = frozenset("locate base situate headquarter name call title relate associate affiliate connect "
+                     "link bear".split())
+_ARTICLES = frozenset("a an the".split())
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,22 @@ class RelationRole:
     verb: tuple[str, ...] = ()
     noun: tuple[str, ...] = ()  # stems of its head noun, for a noun label ("employer")
     noun_kind: str | None = None
+
+
+def _finite_base(word: str) -> str | None:
+    """The base of a verb said finite ("acquired", "operates", "bought" -> "acquire", "operate",
+    "buy"): WordNet's verb tables when they are installed, else only a word ending in -ed."""
+    lexicon = Lexicon.load()
+    if lexicon is not None:
+        return lexicon.finite_base(word)
+    return word[:-2] if len(word) > 4 and word.endswith("ed") else None
+
+
+def _bare_verb(words: Sequence[str]) -> bool:
+    """Does the clause start with a finite verb said right before its object or preposition (or
+    at the phrase's end), as in "which company acquired | X", "which firm works for | X"?"""
+    return bool(words) and _finite_base(words[0]) is not None and (
+        len(words) == 1 or words[1] in PREPOSITIONS or words[1] in _ARTICLES)
 
 
 def _participle(word: str) -> bool:
@@ -156,10 +183,12 @@ def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
         after = left[at + 1:]
         if at == 0 or not any(_content(w) for w in left[:at]):
             if left[at] in ("which", "what", "whichever", "whatever"):
-                while after and _content(after[0]):  # "which company was ...": the answer's type first
+                typed = False
+                while after and _content(after[0]) and not (typed and _bare_verb(after)):
+                    # "which company was ...": the answer's type first; "which company acquired": then a verb
                     person = person or after[0] in _PERSON_NOUNS
-                    after = after[1:]
-                if not after or after[0] not in AUXILIARIES:
+                    after, typed = after[1:], True
+                if not after or (after[0] not in AUXILIARIES and not (typed and _bare_verb(after))):
                     return PhraseRole(person=person)
         role, verb = _clause(list(after), subject_is_answer=True)
         head = _head(left[:at])  # "the author who is married to": the noun the clause is about
@@ -235,6 +264,14 @@ def _phrasing_role(phrasing: str, templated: bool) -> RelationRole | None:
         return None
     verb, rest = words[0], words[1:]
     stems = tuple(content_stems(verb))
+    if not aux and not rest:
+        # a relationship type named by a verb alone, in the property-graph way: "(a)-[:ACQUIRED]->(b)"
+        # and "(a)-[:OPERATES]->(b)" read "a acquired b", "a operates b": the head does it to the tail
+        # (not a verb whose sides do the same to each other, nor one naming a state: those keep the
+        # reading of a noun of their stem, which the question's own verb turns either way round)
+        base = _finite_base(verb)
+        if base is not None and base not in _RECIPROCAL and base not in _STATIVE:
+            return RelationRole(AGENT, PATIENT, verb=stems)
     is_be = any(a in _BE for a in aux)
     prep = _first_preposition(rest)
     follows = bool(rest) and (rest[0] in PREPOSITIONS or rest[0] in ("a", "an", "the"))
