@@ -80,6 +80,26 @@ def test_a_reciprocal_verb_label_answers_the_way_the_question_reads_it(label_che
     assert label_check.check(reading(q, "Ines Farrow"), [hop(1, "married", "in")]).reasons() == []
 
 
+DEALS = [("Tamsk Shipping", "ACQUIRED", "Verrin Cargo"), ("Holm Group", "ACQUIRED", "Tamsk Shipping"),
+         ("Ada Brun", "FOUNDED", "Tamsk Shipping"), ("Tamsk Shipping", "HEADQUARTERED_IN", "Oslen")]
+
+
+@pytest.mark.parametrize("question, names", [
+    ("Which company acquired Tamsk Shipping?", ["Holm Group"]),  # its own "acquired" fact makes it the acquirer
+    ("Which company did Tamsk Shipping acquire?", ["Verrin Cargo"]),
+    # "based" shares WordNet's "establish" with "found": "where" asks for its place, not the founder
+    ("Where is Tamsk Shipping based?", ["Oslen"]),
+])
+def test_the_planner_reads_a_verb_label_the_way_the_question_does(matcher, question, names):  # noqa: F811
+    from test_plan_kinds import FactFileGraph
+
+    from kgtool.reason.agents.offline.planner import OfflinePlanner
+
+    graph = FactFileGraph(DEALS)
+    plan = OfflinePlanner(graph, matcher, structured=True).plan(question)
+    assert [graph.entity_name(e) for e in plan.entities] == names
+
+
 FACTS = [("Tamsk Shipping", "ABSORBED", "Verrin Cargo"), ("Tamsk Shipping", "CHIEF_EXECUTIVE", "Oda Brask"),
          ("Verrin Cargo", "founded by", "Lio Fenn"), ("Holm Energy", "OPERATES", "Orvo Dam")]
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from kgtool.core.text import content_stems, stems_match
-from kgtool.reason.lexicon import Lexicon
+from kgtool.core.text import content_stems, light_stem, stems_match
+from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES, Lexicon
 from kgtool.reason.question import AUXILIARIES, FUNCTION_WORDS, PREPOSITIONS, Segment
 
 AGENT, PATIENT, OBLIQUE = "agent", "patient", "oblique"
@@ -87,6 +87,9 @@ class RelationRole:
     verb: tuple[str, ...] = ()
     noun: tuple[str, ...] = ()  # stems of its head noun, for a noun label ("employer")
     noun_kind: str | None = None
+    # a noun label said with its preposition ("citizen of", "member of"): the noun names the head, which
+    # is the tail's citizen or member, where a bare noun ("founder") names the tail
+    names_head: bool = False
 
 
 def _finite_base(word: str) -> str | None:
@@ -298,10 +301,12 @@ def relation_role(label: str, templates: Sequence[str] = ()) -> RelationRole:
     if label_role is not None:
         found.append(label_role)
     if not found:
-        head = _head(label.lower().split()) if label else None
+        words = label.lower().split() if label else []
+        head = _head(words)
         if head is None:
             return RelationRole()
-        return RelationRole(noun=tuple(content_stems(head)), noun_kind=_noun_kind(head))
+        return RelationRole(noun=tuple(content_stems(head)), noun_kind=_noun_kind(head),
+                            names_head=words[-1] in PREPOSITIONS)
     first = found[0]
     return RelationRole(
         head=first.head if all(r.head == first.head for r in found) else None,
@@ -326,6 +331,24 @@ def evidence_phrasing(sentence: str, head: str, tail: str) -> tuple[str, ...]:
     return ("{} " + between,)
 
 
+def shares_verb_sense(words: Sequence[str], relation: RelationRole, lexicon) -> bool:
+    """Does a word, read as a verb, share one of its frequent WordNet senses with the relation's verb
+    ("based" and "founded": both "establish")? Light verbs ("go", "make") share a sense with nearly
+    every verb and count for nothing. The planner's copy of the status rule's reading
+    (kgtool.reason.explains.ReadingCheck._verb_synonym), so that both read "where" alike."""
+    if lexicon is None or not relation.verb:
+        return False
+    for word in words:
+        verb = lexicon.verb_base(word)
+        if lexicon.sense_count(verb) > LIGHT_VERB_SENSES:
+            continue
+        others = [light_stem(w) for w in lexicon.synonyms(verb, pos="v", senses=VERB_SENSES)
+                  if " " not in w and lexicon.sense_count(w) <= LIGHT_VERB_SENSES]
+        if any(stems_match(o, v) for o in others for v in relation.verb):
+            return True
+    return False
+
+
 def _shares(a: Sequence[str], b: Sequence[str]) -> bool:
     return any(stems_match(x, y) for x in a for y in b)
 
@@ -336,7 +359,7 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
     relation's (the caller reads WordNet), so the phrase speaks of the same act in other words."""
     answer_is_tail = direction != "in"
     if phrase.predicate and answer_is_tail and relation.noun and not relation.verb and \
-            _shares(phrase.noun, relation.noun):
+            not relation.names_head and _shares(phrase.noun, relation.noun):
         return True  # "X is the founder of ...?" asks whose founder X is, not who X's founder is
     rel = relation.tail if answer_is_tail else relation.head
     if rel is None and relation.noun and phrase.verb and _shares(relation.noun, phrase.verb):
@@ -364,4 +387,4 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
 
 
 __all__ = ["AGENT", "OBLIQUE", "PATIENT", "PhraseRole", "RelationRole", "clause_verb", "conflict",
-           "evidence_phrasing", "relation_role", "segment_role"]
+           "evidence_phrasing", "relation_role", "segment_role", "shares_verb_sense"]
