@@ -382,6 +382,10 @@ class StructuredSearch:
         if not roles:
             return False
         relation = relation_role(prof.label or prof.key, prof.templates)
+        if relation.head is None and relation.tail is None:
+            # a noun label gets a role only by sharing a stem with the phrase's verb, and not every such
+            # noun names the doer ("headquarters"): the search steers by what a verb phrasing says
+            return False
         for role, words in roles[span[0]:span[1]]:
             synonym = role.adverbial and shares_verb_sense(words, relation, self.scorer.lexicon)
             if conflict(role, relation, direction, synonym_verb=synonym):
