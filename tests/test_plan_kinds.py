@@ -113,3 +113,19 @@ def test_a_path_goes_on_to_the_kind_the_question_asks_for(matcher, question, nam
     graph = FactFileGraph()
     plan = OfflinePlanner(graph, matcher, structured=True).plan(question)
     assert [graph.entity_name(e) for e in plan.entities] == names
+
+
+PLACED = TRIPLES + [("Orvo Observatory", "OPERATES", "Kell Telescope"), ("Orvo Observatory", "LOCATED_IN", "Dunmarsh"),
+                    ("Dunmarsh", "LOCATED_IN", "Pellasca"), ("Vell Institute", "LOCATED_IN", "Dunmarsh")]
+
+
+@pytest.mark.parametrize("question, names", [
+    # no relation names cities, but "located in" puts the observatory in a place: the city is one hop on
+    ("In what city is the observatory that operates the Kell Telescope?", ["Orvo Observatory", "Dunmarsh"]),
+    # a path already standing on a place (something is located in it) stays there
+    ("Which city is the Orvo Observatory located in?", ["Dunmarsh"]),
+])
+def test_a_place_no_relation_names_is_reached_through_the_relation_saying_in(matcher, question, names):  # noqa: F811
+    graph = FactFileGraph(PLACED)
+    plan = OfflinePlanner(graph, matcher, structured=True).plan(question)
+    assert [graph.entity_name(e) for e in plan.entities] == names

@@ -10,13 +10,22 @@ it (or the chain's last relation names it: "country of citizenship" for "which c
 without such a relation says nothing, and the check is silent.
 
 A time ("when", "what year", "which date") is a literal: an answer without a digit in it is not one.
+
+A place asked by a noun no relation is named after ("in what city ...": WordNet files the noun's first
+sense under places) is read from relations said with "in" (kgtool.reason.kinds.puts_in_place): their
+objects are places, their subjects things somewhere. An answer that is the subject of such a fact and
+the object of none (an observatory located in a town) is a thing, not the place asked for.
 """
 from __future__ import annotations
 
 from kgtool.core.text import normalise_label
+from kgtool.reason.kinds import puts_in_place
+from kgtool.reason.lexicon import Lexicon
 
 # the question word's nouns that ask for a point in time: its answer is written with digits
 TIME_KINDS = frozenset({"time", "year", "date"})
+# the question words' own kinds ("where": a place, which a school one studied at may well be)
+_UNTYPED = frozenset({"person", "place", "time"})
 
 
 def _words(label: str) -> list[str]:
@@ -66,6 +75,8 @@ def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relati
     if kind in TIME_KINDS:
         return None if any(ch.isdigit() for ch in answer) else f"the question asks for a {kind}; {answer!r} is not one"
     keys = relations_of_kind(vocabulary, kind)
+    if keys is None and answer_id is not None:
+        return _place_gap(db, vocabulary, kind, last_relation_key, answer, answer_id, read_backwards)
     if not keys or (last_relation_key in keys and not read_backwards) or answer_id is None:
         return None
     rows = db.read("graph/object_of_relations", entity_id=answer_id, keys=keys)
@@ -74,4 +85,26 @@ def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relati
     return f"the question asks for a {kind}; no {kind} fact of the graph ends at {answer!r}"
 
 
-__all__ = ["TIME_KINDS", "kind_gap", "relations_of_kind"]
+def asks_place(kind: str | None) -> bool:
+    """Is the question's noun a place ("city", "country"), by its most frequent WordNet sense?"""
+    if not kind or kind in _UNTYPED or " " in kind:
+        return False
+    lexicon = Lexicon.load()
+    return lexicon is not None and lexicon.names_place(kind)
+
+
+def _place_gap(db, vocabulary: dict[str, list[str]], kind: str, last_relation_key: str, answer: str,
+               answer_id: str, read_backwards: bool) -> str | None:
+    """The place check of the module docstring (None when the graph cannot tell)."""
+    if not asks_place(kind):
+        return None
+    keys = [key for key, phrases in vocabulary.items() if puts_in_place(phrases[0] if phrases else key)]
+    if not keys or (last_relation_key in keys and not read_backwards):
+        return None
+    rows = db.read("graph/place_evidence", entity_id=answer_id, keys=keys)
+    if rows and rows[0]["subject"] and not rows[0]["object"]:
+        return f"the question asks for a {kind}; {answer!r} is a thing in a place, not a place"
+    return None
+
+
+__all__ = ["TIME_KINDS", "asks_place", "kind_gap", "relations_of_kind"]

@@ -29,6 +29,18 @@ def label_kind(label: str) -> str | None:
     return None if head in FUNCTION_WORDS else light_stem(head)
 
 
+# the preposition that puts a thing in a place: "located in", "based in", "born in" (not "at": one is
+# "educated at" a school, which is no place a question's "which city" asks for)
+PLACE_PREPOSITION = "in"
+
+
+def puts_in_place(label: str) -> bool:
+    """Does the relation's label put its subject in a place ("located in", "BASED_IN")? Its objects
+    are then places, its subjects things that are somewhere."""
+    words = normalise_label(label.replace("_", " ")).split()
+    return len(words) >= 2 and words[-1] == PLACE_PREPOSITION
+
+
 def kinds_of(pool: Iterable[CandidateFact], label_of: Callable[[CandidateFact], str]) -> frozenset[str]:
     """The kinds an entity is, from its neighbourhood `pool`: the label kinds of the facts ending at it."""
     return frozenset(k for k in (label_kind(label_of(f)) for f in pool if f.direction == "in") if k)
@@ -40,4 +52,4 @@ def is_kind(word: str, kinds: frozenset[str]) -> bool:
     return bool(words) and light_stem(words[-1]) in kinds
 
 
-__all__ = ["is_kind", "kinds_of", "label_kind"]
+__all__ = ["PLACE_PREPOSITION", "is_kind", "kinds_of", "label_kind", "puts_in_place"]

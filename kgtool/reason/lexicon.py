@@ -72,6 +72,7 @@ class Lexicon:
         self._index: dict[str, dict[str, list[int]]] = {}
         self._data: dict[str, list[_DataFile]] = {}
         self._verbs: dict[str, str] | None = None
+        self._finite: dict[str, str] | None = None
 
     @classmethod
     @lru_cache(maxsize=1)
@@ -141,6 +142,16 @@ class Lexicon:
             if self._verbs is None:
                 self._verbs = _read_verbs(self.directory.parents[1] / "en-verbs.txt")
         return self._verbs.get(word.lower(), word.lower())
+
+    def finite_base(self, word: str) -> str | None:
+        """The base form of a verb said finite, in the third person present or the simple past
+        ("operates", "acquired", "bought", "wrote" -> "operate", "acquire", "buy", "write"); None for
+        any other word, a participle only ("written", "born") or a present participle included. A
+        relationship type written as one such word ("(a)-[:ACQUIRED]->(b)") reads "a acquired b"."""
+        with self._lock:
+            if self._finite is None:
+                self._finite = _read_verbs(self.directory.parents[1] / "en-verbs.txt", _FINITE)
+        return self._finite.get(word.lower())
 
     def sense_count(self, word: str, pos: str = "v") -> int:
         """How many senses WordNet lists for the word ("operate": 7; "give": 44)."""
@@ -236,8 +247,14 @@ def _lemma_forms(phrase: str, pos: str) -> list[str]:
     return list(dict.fromkeys(forms))
 
 
-def _read_verbs(path: Path) -> dict[str, str]:
-    """Inflected form -> base form, for every verb of the table (none when the file is missing)."""
+# the columns of en-verbs.txt holding finite forms: third person singular present, then the past (per person
+# and in general); the others are the infinitive, plural present, participles and negations
+_FINITE = (3, 6, 7, 8, 9, 10)
+
+
+def _read_verbs(path: Path, columns: tuple[int, ...] | None = None) -> dict[str, str]:
+    """Inflected form -> base form, for every verb of the table (none when the file is missing);
+    `columns`: only the forms in those columns of a line."""
     out: dict[str, str] = {}
     if not path.is_file():
         return out
@@ -246,6 +263,9 @@ def _read_verbs(path: Path) -> dict[str, str]:
             if line.startswith(";"):
                 continue
             forms = [w.strip().lower() for w in line.split(",") if w.strip()]
+            if columns is not None:
+                cells = [w.strip().lower() for w in line.rstrip("\n").split(",")]
+                forms = forms[:1] + [cells[k] for k in columns if k < len(cells) and cells[k]]
             for form in forms[1:]:
                 out.setdefault(form, forms[0])
     return out

@@ -173,7 +173,12 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         # 'the "Zorb" flimp grobbed in ...': the topic modifies the noun after it, whose phrase
         # ends where the clause's verb or a function word starts
         j = 0
-        while j < len(verb_part) and _is_content(verb_part[j]) and not (j and _is_participle(verb_part[j].low)):
+        # after "does"/"did" the clause still needs its verb, the last content word said after the topic
+        # ("Which firm does the Orvo Group own?": "own" is no noun the name modifies)
+        stop = len(verb_part)
+        if any(t.low in _DO for t in frame):
+            stop = max((i for i, t in enumerate(verb_part) if _is_content(t)), default=0)
+        while j < stop and _is_content(verb_part[j]) and not (j and _is_participle(verb_part[j].low)):
             j += 1
         if j:
             chunks[0] = _Chunk(chunks[0].toks + verb_part[:j], chunks[0].joined_by_of)

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from kgtool.core.text import content_stems, stems_match
+from kgtool.core.text import content_stems, light_stem, stems_match
+from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES, Lexicon
 from kgtool.reason.question import AUXILIARIES, FUNCTION_WORDS, PREPOSITIONS, Segment
 
 AGENT, PATIENT, OBLIQUE = "agent", "patient", "oblique"
@@ -47,6 +48,16 @@ _PLACE_PREPOSITIONS = frozenset("in at on within inside near".split())
 _IRREGULAR = frozenset(
     "born borne made built written known held led run won given taken seen sung drawn grown shown sold bought "
     "taught brought kept left lost begun chosen spoken worn set put found wed".split())
+# verbs whose two sides do the same to each other ("a married b" is "b married a"): a relationship type
+# named by one does not make its head the doer (a closed class of English)
+_RECIPROCAL = frozenset(
+    "marry wed divorce date meet partner ally twin merge border neighbor neighbour collaborate befriend "
+    "rival resemble".split())
+# verbs whose bare past participle names a state, not a deed ("a located b" is "a is located in b"):
+# read as a finite verb they would make the head the doer
+_STATIVE = frozenset("locate base situate headquarter name call title relate associate affiliate connect "
+                     "link bear".split())
+_ARTICLES = frozenset("a an the".split())
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,25 @@ class RelationRole:
     verb: tuple[str, ...] = ()
     noun: tuple[str, ...] = ()  # stems of its head noun, for a noun label ("employer")
     noun_kind: str | None = None
+    # a noun label said with its preposition ("citizen of", "member of"): the noun names the head, which
+    # is the tail's citizen or member, where a bare noun ("founder") names the tail
+    names_head: bool = False
+
+
+def _finite_base(word: str) -> str | None:
+    """The base of a verb said finite ("acquired", "operates", "bought" -> "acquire", "operate",
+    "buy"): WordNet's verb tables when they are installed, else only a word ending in -ed."""
+    lexicon = Lexicon.load()
+    if lexicon is not None:
+        return lexicon.finite_base(word)
+    return word[:-2] if len(word) > 4 and word.endswith("ed") else None
+
+
+def _bare_verb(words: Sequence[str]) -> bool:
+    """Does the clause start with a finite verb said right before its object or preposition (or
+    at the phrase's end), as in "which company acquired | X", "which firm works for | X"?"""
+    return bool(words) and _finite_base(words[0]) is not None and (
+        len(words) == 1 or words[1] in PREPOSITIONS or words[1] in _ARTICLES)
 
 
 def _participle(word: str) -> bool:
@@ -156,10 +186,12 @@ def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
         after = left[at + 1:]
         if at == 0 or not any(_content(w) for w in left[:at]):
             if left[at] in ("which", "what", "whichever", "whatever"):
-                while after and _content(after[0]):  # "which company was ...": the answer's type first
+                typed = False
+                while after and _content(after[0]) and not (typed and _bare_verb(after)):
+                    # "which company was ...": the answer's type first; "which company acquired": then a verb
                     person = person or after[0] in _PERSON_NOUNS
-                    after = after[1:]
-                if not after or after[0] not in AUXILIARIES:
+                    after, typed = after[1:], True
+                if not after or (after[0] not in AUXILIARIES and not (typed and _bare_verb(after))):
                     return PhraseRole(person=person)
         role, verb = _clause(list(after), subject_is_answer=True)
         head = _head(left[:at])  # "the author who is married to": the noun the clause is about
@@ -235,6 +267,14 @@ def _phrasing_role(phrasing: str, templated: bool) -> RelationRole | None:
         return None
     verb, rest = words[0], words[1:]
     stems = tuple(content_stems(verb))
+    if not aux and not rest:
+        # a relationship type named by a verb alone, in the property-graph way: "(a)-[:ACQUIRED]->(b)"
+        # and "(a)-[:OPERATES]->(b)" read "a acquired b", "a operates b": the head does it to the tail
+        # (not a verb whose sides do the same to each other, nor one naming a state: those keep the
+        # reading of a noun of their stem, which the question's own verb turns either way round)
+        base = _finite_base(verb)
+        if base is not None and base not in _RECIPROCAL and base not in _STATIVE:
+            return RelationRole(AGENT, PATIENT, verb=stems)
     is_be = any(a in _BE for a in aux)
     prep = _first_preposition(rest)
     follows = bool(rest) and (rest[0] in PREPOSITIONS or rest[0] in ("a", "an", "the"))
@@ -261,10 +301,12 @@ def relation_role(label: str, templates: Sequence[str] = ()) -> RelationRole:
     if label_role is not None:
         found.append(label_role)
     if not found:
-        head = _head(label.lower().split()) if label else None
+        words = label.lower().split() if label else []
+        head = _head(words)
         if head is None:
             return RelationRole()
-        return RelationRole(noun=tuple(content_stems(head)), noun_kind=_noun_kind(head))
+        return RelationRole(noun=tuple(content_stems(head)), noun_kind=_noun_kind(head),
+                            names_head=words[-1] in PREPOSITIONS)
     first = found[0]
     return RelationRole(
         head=first.head if all(r.head == first.head for r in found) else None,
@@ -289,6 +331,24 @@ def evidence_phrasing(sentence: str, head: str, tail: str) -> tuple[str, ...]:
     return ("{} " + between,)
 
 
+def shares_verb_sense(words: Sequence[str], relation: RelationRole, lexicon) -> bool:
+    """Does a word, read as a verb, share one of its frequent WordNet senses with the relation's verb
+    ("based" and "founded": both "establish")? Light verbs ("go", "make") share a sense with nearly
+    every verb and count for nothing. The planner's copy of the status rule's reading
+    (kgtool.reason.explains.ReadingCheck._verb_synonym), so that both read "where" alike."""
+    if lexicon is None or not relation.verb:
+        return False
+    for word in words:
+        verb = lexicon.verb_base(word)
+        if lexicon.sense_count(verb) > LIGHT_VERB_SENSES:
+            continue
+        others = [light_stem(w) for w in lexicon.synonyms(verb, pos="v", senses=VERB_SENSES)
+                  if " " not in w and lexicon.sense_count(w) <= LIGHT_VERB_SENSES]
+        if any(stems_match(o, v) for o in others for v in relation.verb):
+            return True
+    return False
+
+
 def _shares(a: Sequence[str], b: Sequence[str]) -> bool:
     return any(stems_match(x, y) for x in a for y in b)
 
@@ -299,7 +359,7 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
     relation's (the caller reads WordNet), so the phrase speaks of the same act in other words."""
     answer_is_tail = direction != "in"
     if phrase.predicate and answer_is_tail and relation.noun and not relation.verb and \
-            _shares(phrase.noun, relation.noun):
+            not relation.names_head and _shares(phrase.noun, relation.noun):
         return True  # "X is the founder of ...?" asks whose founder X is, not who X's founder is
     rel = relation.tail if answer_is_tail else relation.head
     if rel is None and relation.noun and phrase.verb and _shares(relation.noun, phrase.verb):
@@ -327,4 +387,4 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
 
 
 __all__ = ["AGENT", "OBLIQUE", "PATIENT", "PhraseRole", "RelationRole", "clause_verb", "conflict",
-           "evidence_phrasing", "relation_role", "segment_role"]
+           "evidence_phrasing", "relation_role", "segment_role", "shares_verb_sense"]

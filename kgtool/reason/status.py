@@ -9,7 +9,9 @@ settles every method's outcome here, once:
 - `answered` needs an answer, the method's own acceptance, a plan that leaves no
   relation phrase of the question unexplained (the planner's `unexplained`,
   when the plan carries it), a chain that reaches every hop the plan asked for,
-  every hop supported (a fact or a passage, not generated from nothing), and a
+  every hop supported (a fact or a passage, not generated from nothing), no
+  hop the planner found to link two things of the same kind unnamed (a fund to the
+  company it invested in, before "the CEO of the fund"), and a
   chain whose relations explain the question's relation phrases, each by the
   relation of the graph that names it, with no hop the question does not name
   (the reading check, kgtool.reason.explains: one rule for every method, since
@@ -55,7 +57,7 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
         return Settled("unverified" if answer else "no_answer", NO_ENTITY, no_entity=True)
     if not answer:
         return Settled("no_answer", method_reason or _first_gap(chain, plan) or "no chain reached an answer")
-    gaps = [g for g in (_unexplained(plan), _short(chain, plan), _unsupported(chain)) if g]
+    gaps = [g for g in (_unexplained(plan), _short(chain, plan), _unsupported(chain), _peer_link(chain, plan)) if g]
     if method_status != "answered":
         gaps.insert(0, method_reason or "the method's own check did not accept the chain")
     if not gaps and reading_gaps is not None:
@@ -75,6 +77,14 @@ def _unexplained(plan: Plan | None) -> str | None:
     if not left:
         return None
     return "the chain does not explain " + ", ".join(repr(str(p)) for p in left)
+
+
+def _peer_link(chain: Sequence[HopState], plan: Plan | None) -> str | None:
+    """A hop the chain took that the planner found to be an unnamed link between two things of the
+    same kind (kgtool.reason.agents.offline.peer_links): the answer past it is another entity's."""
+    taken = {h.fact.fact_id for h in chain if getattr(h, "fact", None) is not None}
+    found = [reason for fact_id, reason in (getattr(plan, "peer_links", None) or []) if fact_id in taken]
+    return "; ".join(found) or None
 
 
 def _planned_hops(plan: Plan | None) -> int:

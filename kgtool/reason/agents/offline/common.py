@@ -123,6 +123,8 @@ class OfflinePlan(Plan):
     # per hop: its relation fits the question phrase it was read from (the structured reading,
     # kgtool.reason.agents.offline.plan_structured); a coverage plan's hops explain words, not phrases
     phrase_read: list[bool] = field(default_factory=list)
+    # (fact id, reason): unnamed hops to a thing of the same kind (peer_links); a chain taking one is not answered
+    peer_links: list[tuple[str, str]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------

@@ -5,9 +5,12 @@ path that explains them ends at a city. The question's word names a kind ("curre
 graph names relations after kinds (kgtool.reason.kinds: the objects of `currency` facts are
 currencies). When the path's entity is of no such kind, and a relation naming the kind leads on
 from it, straight or past one link the question leaves implicit (the city's country), the path
-goes on to the entity of that kind. Nothing is added when the path already stands on an entity
-of the kind, or when no relation within those hops names it: the graph then cannot tell, and
-the kind is only the hint it always was (StructuredSearch._type_hops, the status rule's check).
+goes on to the entity of that kind. A place asked by a noun no relation is named after ("in what
+city ...") is reached the same way through the relation that puts the entity in a place ("located
+in"), when the entity is a thing somewhere and no place (kgtool.reason.kinds.puts_in_place).
+Nothing is added when the path already stands on an entity of the kind, or when no relation
+within those hops names it: the graph then cannot tell, and the kind is only the hint it always
+was (StructuredSearch._type_hops, the status rule's check).
 """
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
-from kgtool.reason.kinds import is_kind, label_kind
+from kgtool.reason.answer_kind import asks_place
+from kgtool.reason.kinds import is_kind, label_kind, puts_in_place
 from kgtool.reason.question import QuestionReading
 
 if TYPE_CHECKING:
@@ -52,7 +56,7 @@ def kind_hops(search: StructuredSearch, finished: list[StructuredPath], reading:
         pool = pools.get(path.entity_id, [])
         if is_kind(word, search._kinds(pool)):
             continue
-        names = [f for f in pool if _names_kind(search, f, word, path)]
+        names = [f for f in pool if _names_kind(search, f, word, path)] or _place_links(search, pool, word, path)
         if names:
             out += [_kind_step(search, path, f) for f in names[: s.fanout]]
             carried.add(id(path))
@@ -80,6 +84,20 @@ def _names_kind(search: StructuredSearch, fact: CandidateFact, word: str, path: 
     label = search.profile_of(fact).label or fact.relation
     kind = label_kind(label)
     return kind is not None and len(label.replace("_", " ").split()) == 1 and is_kind(word, frozenset([kind]))
+
+
+def _place_links(search: StructuredSearch, pool: list[CandidateFact], word: str, path: StructuredPath
+                 ) -> list[CandidateFact]:
+    """For a place asked by a noun no relation is named after ("in what city is the observatory ..."):
+    the facts putting the path's entity in a place, read forwards, when the entity is a thing somewhere
+    and no place by the graph's relations said with "in" (kgtool.reason.kinds.puts_in_place)."""
+    def label(fact: CandidateFact) -> str:
+        return search.profile_of(fact).label or fact.relation
+
+    placed = [f for f in pool if puts_in_place(label(f))]
+    if not placed or any(f.direction == "in" for f in placed) or not asks_place(word):
+        return []
+    return [f for f in placed if f.tail_id not in path.visited and f.head_id != f.tail_id and search.prior(f) >= 1.0]
 
 
 def _links(search: StructuredSearch, pool: list[CandidateFact], path: StructuredPath) -> list[CandidateFact]:

@@ -22,7 +22,9 @@ from kgtool.reason.agents.offline.common import (
     relation_key,
 )
 from kgtool.reason.agents.offline.gloss_fit import GlossScorer
-from kgtool.reason.agents.offline.plan_structured import choose, phrases_left, plan_structured, subquestion_for, weigh
+from kgtool.reason.agents.offline.peer_links import peer_links
+from kgtool.reason.agents.offline.plan_structured import (
+    choose, phrases_left, plan_structured, settles_as_much, subquestion_for, weigh)
 from kgtool.reason.agents.offline.structured import SearchSettings, StructuredSearch
 from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.question import read_question
@@ -132,6 +134,11 @@ class OfflinePlanner:
     # -- public ----------------------------------------------------------
     def plan(self, question: str) -> OfflinePlan:
         neighbours: dict[str, list[CandidateFact]] = {}
+        found = self._plan(question, neighbours)
+        found.peer_links = peer_links(found, neighbours, self.graph.entity_name)
+        return found
+
+    def _plan(self, question: str, neighbours: dict[str, list[CandidateFact]]) -> OfflinePlan:
         groups = self._topic_groups(question, neighbours)
         search = self._structured_search(neighbours) if self.structured else None
         if search is not None:
@@ -142,7 +149,7 @@ class OfflinePlanner:
             # through stated facts that explains every relation phrase of the question (a passage hop
             # would only add a word such as the answer's type, "which city", and change the answer)
             stated = self._plan_coverage(question, groups, StatedOnly(neighbours))
-            if stated.relations and not stated.unexplained and self._settles_as_much(groups, stated, coverage):
+            if stated.relations and not stated.unexplained and settles_as_much(groups, stated, coverage):
                 coverage = stated
         if search is None:
             return coverage
@@ -153,7 +160,7 @@ class OfflinePlanner:
             # the source prior: a coverage path through facts read only from passages does not
             # overrule a structured path through facts that edits or fact files state
             if (reads_passages(coverage.facts, neighbours) and not reads_passages(found.facts, neighbours)
-                    and self._settles_as_much(groups, found, coverage)):
+                    and settles_as_much(groups, found, coverage)):
                 return found
         named = {m[2] for g in groups for m in g} - {found.topic_id}  # the question's other names
         return weigh(search, question, found, coverage, neighbours, named)
@@ -199,14 +206,6 @@ class OfflinePlanner:
         plan.unexplained = phrases_left(read_question(question, topic), plan.unexplained)
         plan.topic_span = topic
         return plan
-
-    @staticmethod
-    def _settles_as_much(groups: list[list[Mention]], stated: OfflinePlan, from_text: OfflinePlan) -> bool:
-        """May a stated path replace one taking a passage fact (the source prior)? Not when the
-        passage path reaches an entity the question names that the stated one misses: that hop is
-        a constraint of the question ("... recorded in Lisbon") only a document settles."""
-        named = {m[2] for group in groups for m in group}
-        return not (named & set(from_text.entities)) - set(stated.entities)
 
     # -- topic linking ---------------------------------------------------
     @property

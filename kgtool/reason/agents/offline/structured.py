@@ -30,6 +30,7 @@ from kgtool.reason.agents.offline.kind_hops import kind_hops
 from kgtool.reason.agents.offline.structured_rescore import rescore
 from kgtool.reason.question import DETERMINERS, QuestionReading, Segment
 from kgtool.reason.relmatch import RelationProfile
+from kgtool.reason.roles import conflict, relation_role, segment_role, shares_verb_sense
 from kgtool.reason.segmatch import PhraseScorer, merged_text
 
 
@@ -96,7 +97,12 @@ class StructuredSearch:
         self.s = settings
         self.prior = prior or (lambda fact: 1.0)
 
+    def read_roles(self, reading: QuestionReading) -> None:
+        """The role each required phrase gives its answer (kgtool.reason.roles), for `_group`."""
+        self._roles = [(segment_role(seg, reading.topic), seg.content) for seg in reading.required]
+
     def search(self, reading: QuestionReading, topic_id: str) -> StructuredPath | None:
+        self.read_roles(reading)
         segments = list(reading.required)
         n = len(segments)
         if not n:
@@ -266,7 +272,7 @@ class StructuredSearch:
             for j in range(k + 1, min(n, k + self.s.max_merge) + 1):
                 if (k, j) not in texts:
                     continue
-                fits, gain = self._group(texts[(k, j)], prof, factor)
+                fits, gain = self._group(texts[(k, j)], prof, factor, (k, j), direction)
                 if gain == float("-inf"):
                     continue
                 options.append((key, members, j, fits, gain, stated))
@@ -345,8 +351,8 @@ class StructuredSearch:
                 out.append(step)
         return out
 
-    def _group(self, texts: tuple[list[str], str], prof: RelationProfile, factor: float
-               ) -> tuple[tuple[float, ...], float]:
+    def _group(self, texts: tuple[list[str], str], prof: RelationProfile, factor: float,
+               span: tuple[int, int] | None = None, direction: str = "out") -> tuple[tuple[float, ...], float]:
         """A hop's fit to each of one or more consecutive phrases, and what it gains the path.
 
         One phrase: its fit, less the hop's cost. Several, a relation said in pieces
@@ -355,6 +361,8 @@ class StructuredSearch:
         that fits a relation of its own is better explained by that relation's hop.
         """
         parts, whole = texts
+        if span is not None and self._against_roles(span, prof, direction):
+            return (0.0,) * len(parts), float("-inf")
         singles = tuple(factor * self.scorer.score(p, prof) for p in parts)
         if len(parts) == 1:
             # a hop that barely fits its phrase costs what an unnamed hop costs: it is no cheaper
@@ -365,6 +373,24 @@ class StructuredSearch:
         if joint >= max(singles) and joint >= self.s.min_fit:  # equal when both saturate (1.0)
             return (joint,) * len(parts), len(parts) * joint - self.s.hop_cost - (len(parts) - 1) * self.s.merge_cost
         return singles, float("-inf")
+
+    def _against_roles(self, span: tuple[int, int], prof: RelationProfile, direction: str) -> bool:
+        """Does the relation, read `direction`, give the answer of a phrase in `span` a role the phrase
+        rules out ("which company acquired X" read along X's own "acquired" fact: X is the acquirer)?
+        Such a hop does not explain the phrase, however close its words (the status rule's check too)."""
+        roles = getattr(self, "_roles", None)
+        if not roles:
+            return False
+        relation = relation_role(prof.label or prof.key, prof.templates)
+        if relation.head is None and relation.tail is None:
+            # a noun label gets a role only by sharing a stem with the phrase's verb, and not every such
+            # noun names the doer ("headquarters"): the search steers by what a verb phrasing says
+            return False
+        for role, words in roles[span[0]:span[1]]:
+            synonym = role.adverbial and shares_verb_sense(words, relation, self.scorer.lexicon)
+            if conflict(role, relation, direction, synonym_verb=synonym):
+                return True
+        return False
 
     @staticmethod
     def _step(path: StructuredPath, fact: CandidateFact, key: str, first: int, last: int,

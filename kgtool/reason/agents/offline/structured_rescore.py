@@ -30,6 +30,7 @@ def rescore(search: StructuredSearch, reading: QuestionReading, facts: Sequence[
     if not n or not facts:
         return None, n
     texts = search._texts(reading)
+    search.read_roles(reading)
     type_text = search._type_text(reading)
     search.scorer.prepare(search.wanted(reading))
     soft_end = n > 1 and segments[-1].soft
@@ -56,7 +57,7 @@ def rescore(search: StructuredSearch, reading: QuestionReading, facts: Sequence[
             for j in range(c + 1, min(n, c + search.s.max_merge) + 1):
                 if (c, j) not in texts:
                     continue
-                fits, gain = search._group(texts[(c, j)], profs[h], factors[h])
+                fits, gain = search._group(texts[(c, j)], profs[h], factors[h], (c, j), facts[h].direction)
                 if gain == float("-inf"):
                     continue
                 put((j, False, silent, j == c + 1), (score + (gain * search.prior(fact) if gain > 0 else gain),
