@@ -93,6 +93,13 @@ def test_a_time_is_written_with_digits():
     assert kind_gap(None, {}, "time", "rel:date of birth", "12 May 1901", "e3") is None
 
 
+def test_a_person_is_named_with_letters():
+    assert kind_gap(None, {}, "person", "rel:founded", "2009", None) is not None  # "Who founded X?" -> a year
+    assert kind_gap(None, {}, "person", "rel:founded", "1,200", "e1") is not None
+    assert kind_gap(None, {}, "person", "rel:founded by", "Mira Oltbek", None) is None
+    assert kind_gap(None, {}, "person", "rel:founded by", "Louis XIV", None) is None
+
+
 def test_no_method_answers_a_year_with_a_founder(kind_kg):
     # the graph knows who founded the mill, not when: "founded" reads the founder's relation well
     for method in METHODS:

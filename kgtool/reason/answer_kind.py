@@ -9,7 +9,8 @@ the type word itself, an answer is of that kind only if some fact of a relation 
 it (or the chain's last relation names it: "country of citizenship" for "which country"). A graph
 without such a relation says nothing, and the check is silent.
 
-A time ("when", "what year", "which date") is a literal: an answer without a digit in it is not one.
+A time ("when", "what year", "which date") is a literal: an answer without a digit in it is not one;
+and a person ("who") is named: an answer without a letter in it (a year, a count) is not one.
 
 A place asked by a noun no relation is named after ("in what city ...": WordNet files the noun's first
 sense under places) is read from relations said with "in" (kgtool.reason.kinds.puts_in_place): their
@@ -24,6 +25,8 @@ from kgtool.reason.lexicon import Lexicon
 
 # the question word's nouns that ask for a point in time: its answer is written with digits
 TIME_KINDS = frozenset({"time", "year", "date"})
+# the question words' kinds whose answer is a name: written with letters, never digits alone
+WHO_KINDS = frozenset({"person"})
 # the question words' own kinds ("where": a place, which a school one studied at may well be)
 _UNTYPED = frozenset({"person", "place", "time"})
 
@@ -74,6 +77,8 @@ def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relati
         return None
     if kind in TIME_KINDS:
         return None if any(ch.isdigit() for ch in answer) else f"the question asks for a {kind}; {answer!r} is not one"
+    if kind in WHO_KINDS and not any(ch.isalpha() for ch in answer):  # a year or a count names no one
+        return f"the question asks for a {kind}; {answer!r} is not one"
     keys = relations_of_kind(vocabulary, kind)
     if keys is None and answer_id is not None:
         return _place_gap(db, vocabulary, kind, last_relation_key, answer, answer_id, read_backwards)
