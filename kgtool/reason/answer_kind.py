@@ -58,6 +58,20 @@ def _word_index(vocabulary: dict[str, list[str]]) -> dict[str, tuple[list[str], 
     return index
 
 
+_place_indexes: list[tuple[object, list[str]]] = []
+
+
+def _place_keys(vocabulary: dict[str, list[str]]) -> list[str]:
+    """The relations that put their subject in a place, for the last two vocabularies seen (as _word_index:
+    a document store's labels are read once, not at every status; 0.1 s for 16k labels)."""
+    for seen, keys in _place_indexes:
+        if seen is vocabulary:
+            return keys
+    keys = [key for key, phrases in vocabulary.items() if puts_in_place(phrases[0] if phrases else key)]
+    _place_indexes[:] = [(vocabulary, keys), *_place_indexes[:1]]
+    return keys
+
+
 def relations_of_kind(vocabulary: dict[str, list[str]], kind: str) -> list[str] | None:
     """Keys of the relations whose label has the kind's word in it, or None when no relation's
     label IS the word (the graph names no relation after this kind: nothing to check against)."""
@@ -103,7 +117,7 @@ def _place_gap(db, vocabulary: dict[str, list[str]], kind: str, last_relation_ke
     """The place check of the module docstring (None when the graph cannot tell)."""
     if not asks_place(kind):
         return None
-    keys = [key for key, phrases in vocabulary.items() if puts_in_place(phrases[0] if phrases else key)]
+    keys = _place_keys(vocabulary)
     if not keys or (last_relation_key in keys and not read_backwards):
         return None
     rows = db.read("graph/place_evidence", entity_id=answer_id, keys=keys)
