@@ -19,6 +19,8 @@ the object of none (an observatory located in a town) is a thing, not the place 
 """
 from __future__ import annotations
 
+from typing import Callable, TypeVar
+
 from kgtool.core.text import normalise_label
 from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.lexicon import Lexicon
@@ -29,22 +31,31 @@ TIME_KINDS = frozenset({"time", "year", "date"})
 WHO_KINDS = frozenset({"person"})
 # the question words' own kinds ("where": a place, which a school one studied at may well be)
 _UNTYPED = frozenset({"person", "place", "time"})
+T = TypeVar("T")
 
 
 def _words(label: str) -> list[str]:
     return normalise_label(label.replace("_", " ")).split()
 
 
-# word -> (keys of the relations whose label holds it, whether one label is that word alone), for the
-# last two vocabularies seen (all relations, and the stated ones): the catalog hands out the same dicts
-# until it reloads, and a document store's ~16k labels are split once, not at every answer's status
-_indexes: list[tuple[object, dict[str, tuple[list[str], bool]]]] = []
+# What is derived from a relation vocabulary is kept for the last two vocabularies seen (all relations,
+# and the stated ones): the catalog hands out the same dicts until it reloads, and a document store's
+# ~16k labels are split once, not at every answer's status (0.1 s each time).
+_derived: dict[str, list[tuple[object, object]]] = {}
 
 
-def _word_index(vocabulary: dict[str, list[str]]) -> dict[str, tuple[list[str], bool]]:
-    for seen, index in _indexes:
-        if seen is vocabulary:
-            return index
+def _per_vocabulary(name: str, vocabulary: dict[str, list[str]], build: Callable[[dict], T]) -> T:
+    seen = _derived.setdefault(name, [])
+    for vocab, value in seen:
+        if vocab is vocabulary:
+            return value
+    value = build(vocabulary)
+    seen[:] = [(vocabulary, value), *seen[:1]]
+    return value
+
+
+def _build_word_index(vocabulary: dict[str, list[str]]) -> dict[str, tuple[list[str], bool]]:
+    """word -> (keys of the relations whose label holds it, whether one label is that word alone)."""
     keys: dict[str, list[str]] = {}
     alone: set[str] = set()
     for key, phrases in vocabulary.items():
@@ -53,23 +64,12 @@ def _word_index(vocabulary: dict[str, list[str]]) -> dict[str, tuple[list[str], 
             keys.setdefault(word, []).append(key)
         if len(label_words) == 1:
             alone.add(label_words[0])
-    index = {word: (named, word in alone) for word, named in keys.items()}
-    _indexes[:] = [(vocabulary, index), *_indexes[:1]]
-    return index
+    return {word: (named, word in alone) for word, named in keys.items()}
 
 
-_place_indexes: list[tuple[object, list[str]]] = []
-
-
-def _place_keys(vocabulary: dict[str, list[str]]) -> list[str]:
-    """The relations that put their subject in a place, for the last two vocabularies seen (as _word_index:
-    a document store's labels are read once, not at every status; 0.1 s for 16k labels)."""
-    for seen, keys in _place_indexes:
-        if seen is vocabulary:
-            return keys
-    keys = [key for key, phrases in vocabulary.items() if puts_in_place(phrases[0] if phrases else key)]
-    _place_indexes[:] = [(vocabulary, keys), *_place_indexes[:1]]
-    return keys
+def _build_place_keys(vocabulary: dict[str, list[str]]) -> list[str]:
+    """The relations that put their subject in a place."""
+    return [key for key, phrases in vocabulary.items() if puts_in_place(phrases[0] if phrases else key)]
 
 
 def relations_of_kind(vocabulary: dict[str, list[str]], kind: str) -> list[str] | None:
@@ -78,7 +78,7 @@ def relations_of_kind(vocabulary: dict[str, list[str]], kind: str) -> list[str] 
     word = normalise_label(kind)
     if " " in word:
         return None
-    keys, exact = _word_index(vocabulary).get(word, ([], False))
+    keys, exact = _per_vocabulary("words", vocabulary, _build_word_index).get(word, ([], False))
     return keys if exact else None
 
 
@@ -117,7 +117,7 @@ def _place_gap(db, vocabulary: dict[str, list[str]], kind: str, last_relation_ke
     """The place check of the module docstring (None when the graph cannot tell)."""
     if not asks_place(kind):
         return None
-    keys = _place_keys(vocabulary)
+    keys = _per_vocabulary("places", vocabulary, _build_place_keys)
     if not keys or (last_relation_key in keys and not read_backwards):
         return None
     rows = db.read("graph/place_evidence", entity_id=answer_id, keys=keys)
