@@ -63,80 +63,62 @@ def test_an_unexplained_last_phrase_that_a_hop_words_or_that_only_quotes_asks_no
     assert not _beyond(q, _plan(q, "Tam Oddi", left=["city that is"]), chain)
 
 
-BEYOND_FACTS = [
-    {"head": "Marn Vale", "relation": "country", "tail": "Tarovia", "evidence": "Marn Vale is a village in Tarovia."},
-    {"head": "Tarovia", "relation": "capital", "tail": "Osk", "evidence": "The capital of Tarovia is Osk."},
-]
 BEYOND_DOCS = [
+    {"id": "t0", "title": "Marn Vale", "text": "Marn Vale is a village in the country of Tarovia."},
     {"id": "t1", "title": "Tarovia", "text": "Tarovia is a small country. From 1990 to 1999, Tarovia was governed "
                                              "by Lio Danter, who was then in charge of the whole country."},
     {"id": "t2", "title": "Osk", "text": "Osk is a river port with a large fish market."},
+]
+BEYOND_FACTS = [
+    {"head": "Marn Vale", "relation": "country", "tail": "Tarovia"},
+    {"head": "Tarovia", "relation": "capital", "tail": "Osk"},
 ]
 
 
 def _ingest(kg, tmp_path, facts, docs):
     f, d = tmp_path / "facts.jsonl", tmp_path / "docs.jsonl"
-    f.write_text("\n".join(json.dumps(x) for x in facts) + "\n")
+    if facts:
+        f.write_text("\n".join(json.dumps(x) for x in facts) + "\n")
+        kg.ingest_facts(f)
     d.write_text("\n".join(json.dumps(x) for x in docs) + "\n")
-    kg.ingest_facts(f)
     kg.ingest_docs(d, format="jsonl")
 
 
 def test_c2rag_asks_the_outermost_phrase_of_the_chains_end_when_no_relation_says_it(kg, tmp_path):
-    """'Who was in charge of the country X is in?': the graph says X's country, nothing says who was in
-    charge of it. The chain ends at a bridge: one more constraint asks the phrase of the bridge, and the
-    answer is read from text about it, not taken from the chain (whose binding is the country)."""
-    _ingest(kg, tmp_path, BEYOND_FACTS, BEYOND_DOCS)
+    """'Who was in charge of the country X is in?': the passages say X's country, and no relation read
+    from them says who was in charge of it. The chain ends at a bridge: one more constraint asks the
+    phrase of the bridge, and the answer is read about it, not taken from the chain (the country)."""
+    _ingest(kg, tmp_path, [], BEYOND_DOCS)
     result = kg.answer("Who was in charge of the country Marn Vale is located in?", method="c2rag", agents="offline")
     trace = kg.trace(result.run_id)
     constraints = sorted(trace["constraints"], key=lambda k: k["index"])
-    assert constraints[0]["state"] == "resolved" and constraints[0]["binding"] == ["Tarovia"]
+    assert constraints[0]["binding"][:1] == ["Tarovia"]
     assert len(constraints) == 2 and "Who was in charge" in constraints[1]["pattern"]
-    # the phrase asked of the chain's end (the step's text starts at its anchor): a passage of the store
-    # says it, in a fact read from the passage or in its text
-    asked = [s for s in trace["steps"] if s["query"].startswith("(Tarovia, Who was in charge")]
-    assert asked and result.answer == "Lio Danter"
+    # the phrase asked of the chain's end (the step's text starts at its anchor)
+    assert any(s["query"].startswith("(Tarovia, Who was in charge") for s in trace["steps"])
+    assert result.answer == "Lio Danter"
 
 
-KIND_FACTS = [
-    {"head": "Kell Harbour", "relation": "capital of", "tail": "Varnland", "evidence": "Kell Harbour is the capital of Varnland."},
-    {"head": "Varnland", "relation": "currency", "tail": "Varn crown", "evidence": "The currency of Varnland is the Varn crown."},
-    {"head": "Ostria", "relation": "currency", "tail": "Ostrian mark", "evidence": "The currency of Ostria is the Ostrian mark."},
-]
-KIND_DOCS = [
-    {"id": "k1", "title": "Varnland", "text": "Varnland is a country in the north with long winters and a "
-                                              "busy port trade, where ferries are used in every season."},
-]
+def test_a_chain_ending_on_a_stated_relation_is_not_sent_beyond_its_end(kg, tmp_path):
+    """The same question where a fact file states X's country: the chain ends where the graph's own
+    vocabulary leads, and no constraint is added beyond it (the store's text is not asked instead)."""
+    _ingest(kg, tmp_path, BEYOND_FACTS, BEYOND_DOCS[1:])
+    result = kg.answer("Who was in charge of the country Marn Vale is located in?", method="c2rag", agents="offline")
+    trace = kg.trace(result.run_id)
+    assert [k["pattern"] for k in trace["constraints"]] == ["(Marn Vale, country, ?x1 (person))"]
 
 
-def test_a_chain_ending_at_the_asked_kind_is_the_answer_although_a_phrase_is_left(kg, tmp_path):
-    """'What currency is used in the country whose capital is X?': the chain reaches Varnland's currency, an
-    object of a `currency` fact, which is what the question's noun asks for; the words the planner leaves
-    ('used in') only say more of it, and no text is asked beyond it."""
-    _ingest(kg, tmp_path, KIND_FACTS, KIND_DOCS)
+def test_a_chain_end_read_forwards_through_a_relation_named_after_the_asked_kind_is_of_that_kind():
+    """'What currency is used in the country whose capital is X?': a chain whose last hop reads a
+    `currency` relation forwards ends at a currency, what the question's noun asks for; the words the
+    planner leaves ('used in') say more of that answer and ask nothing beyond it. Read backwards, or
+    through a relation named otherwise, the label says nothing of the end's kind."""
     q = "What currency is used in the country whose capital is Kell Harbour?"
-    result = kg.answer(q, method="c2rag", agents="offline")
-    trace = kg.trace(result.run_id)
-    assert result.answer == "Varn crown"
-    assert all(k["relation"] != "used in" for k in trace["constraints"])
-
-
-BACKS_FACTS = [
-    {"head": "Lark Ventures", "relation": "INVESTED_IN", "tail": "Halden Works"},
-    {"head": "Lark Ventures", "relation": "MANAGED_BY", "tail": "Ivo Calder"},
-]
-BACKS_DOCS = [
-    {"id": "b1", "title": "Osk", "text": "Osk is a river port with a large fish market. Halden Works builds "
-                                         "ferries there, and Ivo Calder rows on the river."},
-]
-
-
-def test_a_chain_no_hop_of_which_reads_the_question_is_not_taken_for_a_bridge(kg, tmp_path):
-    """'Which fund backs X?': the one hop (INVESTED_IN, read backwards) explains no phrase the planner can
-    match, so the path is its best guess for the question's one phrase, not a bridge the question
-    passes: its end is the answer, and nothing is asked beyond it in text."""
-    _ingest(kg, tmp_path, BACKS_FACTS, BACKS_DOCS)
-    result = kg.answer("Which fund backs Halden Works?", method="c2rag", agents="offline")
-    trace = kg.trace(result.run_id)
-    assert len(trace["constraints"]) == 1
-    assert result.answer == "Lark Ventures"
+    reading = c2rag_chain.reading_of(q, _plan(q, "Kell Harbour"))
+    assert c2rag_chain.end_of_asked_kind(reading, "currency", "out", None, {}, None)
+    assert not c2rag_chain.end_of_asked_kind(reading, "currency", "in", None, {}, None)
+    assert not c2rag_chain.end_of_asked_kind(reading, "capital of", "out", None, {}, None)
+    # a question whose word asks for a person names no kind a relation could name
+    q = "Who was in charge of the country Marn Vale is located in?"
+    reading = c2rag_chain.reading_of(q, _plan(q, "Marn Vale"))
+    assert not c2rag_chain.end_of_asked_kind(reading, "leader", "out", None, {}, None)

@@ -145,8 +145,16 @@ class OfflineConstraintPlanner:
     def _beyond(self, question: str, base, reading, supports: list[bool], constraints: list[Constraint],
                 last_direction: str, end_id: str | None) -> bool:
         """Does the answer lie beyond the chain's end (c2rag_chain): the outermost phrase is unexplained,
-        some hop of the chain reads the question, and the end is not already of the asked kind."""
+        some hop of the chain reads the question, the last hop is no stated relation, and the end is not
+        already of the asked kind.
+
+        A chain ending on a stated relation (a fact file's or an edit's) ends where the graph's own
+        vocabulary leads: the planner chose that relation among few, and reads curated names of them
+        only in part ("the city that acts as the capital", "where ... is based"), so what it leaves
+        unexplained there is its reading's gap, not a relation beyond the end."""
         said = [v for c in constraints for v in c.variants]
+        if constraints[-1].relation_key in self.catalog.stated_vocabulary():
+            return False
         if not any(supports) or not c2rag_chain.last_phrase_unexplained(question, base, reading, said):
             return False
         return not c2rag_chain.end_of_asked_kind(reading, constraints[-1].relation, last_direction, end_id,
