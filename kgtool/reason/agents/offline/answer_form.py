@@ -32,6 +32,8 @@ _PERSON_NOUNS = {"person", "man", "woman", "actor", "actress", "singer", "author
                  "brother", "sister", "child", "emperor", "ruler", "minister", "governor", "officer"}
 _PLACE_NOUNS = {"city", "town", "village", "country", "state", "province", "county", "region", "place", "location",
                 "island", "continent", "capital", "district", "nation", "area", "municipality", "territory"}
+# nouns that name the kind of answer asked for, not a relation of it ("the city that is ...")
+TYPE_NOUNS = _PERSON_NOUNS | _PLACE_NOUNS
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
 _DATE = re.compile(rf"\b(?:{_MONTHS})\b|\b1\d{{3}}\b|\b20\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)

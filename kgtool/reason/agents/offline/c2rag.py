@@ -45,6 +45,7 @@ from kgtool.reason.agents.offline.answer_form import (
     shape_answer,
     span_shape,
 )
+from kgtool.reason.agents.offline import c2rag_chain
 from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.agents.offline.text_reader import TextReader, named_in
@@ -64,6 +65,7 @@ class OfflineConstraintPlanner:
     def __init__(self, env):
         self.planner = env.agents.planner
         self.catalog = env.services.catalog
+        self.db = getattr(getattr(env, "graph", None), "db", None)
 
     def plan(self, question: str, variants: int = 3) -> ConstraintPlan:
         form = answer_form(question)
@@ -74,7 +76,7 @@ class OfflineConstraintPlanner:
         plan = self._chain(question, variants)
         # the answer's placeholder is typed by the question's form, so the reader looks for that kind of span
         for c in plan.constraints:
-            if plan.target in c.variables and form.kind in ("date", "year", "number", "person", "place"):
+            if plan.target in c.variables and form.kind in _TYPED:
                 c.types.setdefault(plan.target, form.kind)
         return plan
 
@@ -101,6 +103,11 @@ class OfflineConstraintPlanner:
         catalog = self.catalog
         relations = list(getattr(base, "relations", []) or [])
         if relations and base.topic:
+            reading = c2rag_chain.reading_of(question, base)
+            supports = c2rag_chain.supported(reading, base)
+            # a trailing hop through a passage relation that explains nothing the question asks is
+            # the search's guess, not the question's relation (kgtool.reason.agents.offline.c2rag_chain)
+            relations = relations[:c2rag_chain.kept_hops(supports, relations, catalog.stated_vocabulary())]
             directions = list(getattr(base, "directions", []) or []) + ["out"] * len(relations)
             reached = list(getattr(base, "entities", []) or []) + [None] * len(relations)
             # a hop that ends at an entity the question names ends at a constant, not an unknown: the
@@ -121,8 +128,37 @@ class OfflineConstraintPlanner:
                 if not constants[i]:
                     target = end
                 prev = end
+            if target is not None and self._beyond(question, base, reading, supports[:len(relations)],
+                                                   constraints, directions[len(relations) - 1],
+                                                   reached[len(relations) - 1]):
+                # the question's outermost phrase (what it asks of the chain's end) names no relation the
+                # planner found there: the chain ends at a bridge, not at the answer ("Who was in charge of"
+                # the country reached). The answer is then a placeholder no constraint binds, so the method
+                # asks the question of the chain's last binding in text (C2Rag._recover_answer), after
+                # looking for what the phrase says of it as one more constraint, in the graph and in text
+                phrase = reading.required[-1].text
+                constraints.append(Constraint(len(constraints), prev, phrase, _BEYOND, [phrase]))
+                return ConstraintPlan(constraints, _BEYOND)
             return ConstraintPlan(constraints, target)
         return ConstraintPlan([self._single(question, base.topic)], "?answer")
+
+    def _beyond(self, question: str, base, reading, supports: list[bool], constraints: list[Constraint],
+                last_direction: str, end_id: str | None) -> bool:
+        """Does the answer lie beyond the chain's end (c2rag_chain): the outermost phrase is unexplained,
+        some hop of the chain reads the question, the last hop is no stated relation, and the end is not
+        already of the asked kind.
+
+        A chain ending on a stated relation (a fact file's or an edit's) ends where the graph's own
+        vocabulary leads: the planner chose that relation among few, and reads curated names of them
+        only in part ("the city that acts as the capital", "where ... is based"), so what it leaves
+        unexplained there is its reading's gap, not a relation beyond the end."""
+        said = [v for c in constraints for v in c.variants]
+        if constraints[-1].relation_key in self.catalog.stated_vocabulary():
+            return False
+        if not any(supports) or not c2rag_chain.last_phrase_unexplained(question, base, reading, said):
+            return False
+        return not c2rag_chain.end_of_asked_kind(reading, constraints[-1].relation, last_direction, end_id,
+                                                 self.catalog.stated_vocabulary(), self.db)
 
     def _single(self, question: str, topic: str | None) -> Constraint:
         mentions = self.catalog.link_mentions(question)
@@ -189,9 +225,14 @@ class OfflineReader:
         if not passages:
             return None, None
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
+        form = _unknown_form(constraint, constraint_text)
+        if form.kind == "entity" and constraint.relation == question:
+            # the answer itself, asked of the chain's end: the question's form types it
+            asked_form = answer_form(question)
+            form = asked_form if asked_form.kind in _TYPED else form
         spans = self.text.spans(f"{constraint.relation} {question}", passages,
                                 asked=constraint.variants or [constraint.relation], known=known,
-                                weights=weights, form=_unknown_form(constraint, constraint_text))
+                                weights=weights, form=form)
         if not spans or spans[0].score <= 0:
             return None, None
         return spans[0].text, spans[0].passage_id
@@ -244,11 +285,18 @@ class OfflineReader:
 _SUPPORT_TOP = 3
 
 
+# the answer of a plan whose chain stops short of it: bound by no constraint, recovered from text
+_BEYOND = "?answer"
+
+
+_TYPED = ("date", "year", "number", "person", "place")
+
+
 def _unknown_form(constraint: Constraint, constraint_text: str) -> AnswerForm:
     """The form of the constraint's unknown: its placeholder's type when the plan typed it, else a name."""
     for var in constraint.variables:
         kind = constraint.types.get(var)
-        if var in constraint_text and kind in ("date", "year", "number", "person", "place"):
+        if var in constraint_text and kind in _TYPED:
             return AnswerForm(kind)
     return AnswerForm("entity")
 

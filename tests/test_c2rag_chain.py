@@ -1,0 +1,124 @@
+"""C2RAG's offline chain reading (kgtool.reason.agents.offline.c2rag_chain): how much of the planner's path
+the constraint chain keeps, and when the answer lies beyond the chain's end. Graphs and passages are built
+here, never dev data."""
+from __future__ import annotations
+
+import json
+
+from kgtool.reason.agents.offline import c2rag_chain
+from kgtool.reason.agents.offline.common import OfflinePlan
+
+
+def _plan(question, topic, *, left=(), explained=(), relations=()):
+    start = question.index(topic)
+    return OfflinePlan(subquestions=[question], topic_span=(start, start + len(topic)), unexplained=list(left),
+                       explained=[list(e) for e in explained], relations=list(relations))
+
+
+def _beyond(question, base, said):
+    return c2rag_chain.last_phrase_unexplained(question, base, c2rag_chain.reading_of(question, base), said)
+
+
+def test_a_trailing_passage_hop_that_explains_no_phrase_is_cut_and_a_stated_one_kept():
+    """'Who is the spouse of the director of F?': the search went on from the director through a passage
+    fragment it could not match to 'spouse'. That hop is the search's guess: the chain stops at the
+    director. A stated relation (a fact file's name, often sharing no word with the question) stays; and
+    a path none of whose hops reads the question stays whole (there is no reading to fall back on)."""
+    q = "Who is the spouse of the director of Fell Harbour?"
+    base = _plan(q, "Fell Harbour", left=["spouse"], explained=[["director"], ["spouse"]],
+                 relations=["rel:film directed by", "rel:a drama film written by"])
+    supports = c2rag_chain.supported(c2rag_chain.reading_of(q, base), base)
+    assert supports == [True, False]
+    assert c2rag_chain.kept_hops(supports, base.relations, stated=set()) == 1
+    assert c2rag_chain.kept_hops(supports, base.relations, stated={"rel:a drama film written by"}) == 2
+    assert c2rag_chain.kept_hops([False, False], base.relations, stated=set()) == 2
+
+
+def test_a_word_two_hops_account_for_is_the_earlier_hops():
+    """'What county shares a border with the county where T is located?': the second hop's 'county' is
+    the first hop's word; what is left to it ('border', 'shares') the plan leaves unexplained."""
+    q = "What county shares a border with the county where Black Ash Township is located?"
+    base = _plan(q, "Black Ash Township", left=["border with", "What county shares"],
+                 explained=[["county", "located"], ["border", "county", "shares"]],
+                 relations=["rel:is located in", "rel:counties in north-west"])
+    assert c2rag_chain.supported(c2rag_chain.reading_of(q, base), base) == [True, False]
+
+
+def test_an_unexplained_last_phrase_that_a_hop_words_or_that_only_quotes_asks_nothing_beyond_the_chain():
+    """The planner may group a hop's words with the question's frame ('What is ... has a citizenship of'):
+    a hop whose relation says a content word of that phrase answers it, and the chain's end stands; so
+    does a phrase made of quoted words, or the answer's type with a copula. A phrase no relation words is
+    asked of the chain's end."""
+    q = "What is the official language of the country whose manager of Vale Rigg's performer has a citizenship of?"
+    chain = ["performer", "manager", "country of citizenship", "official language"]
+    assert not _beyond(q, _plan(q, "Vale Rigg", left=["What is has citizenship of"]), chain)
+    assert _beyond(q, _plan(q, "Vale Rigg", left=["What is has citizenship of"]), chain[:2])
+    q = 'What is the abbreviation to the magazine that called Tolk "an unusually impressive imposter"?'
+    assert not _beyond(q, _plan(q, "Tolk", left=["What is unusually impressive imposter"]), ["called"])
+    q = "Who was in charge of the country Marn Vale is located in?"
+    assert _beyond(q, _plan(q, "Marn Vale", left=["Who was in charge"]), ["country"])
+    assert not _beyond(q, _plan(q, "Marn Vale", left=[]), ["country"])
+    q = "What is the name of the city that is the capital of the country where the sport Tam Oddi played was developed?"
+    chain = ["position played", "sport", "country of origin", "capital"]
+    assert not _beyond(q, _plan(q, "Tam Oddi", left=["city that is"]), chain)
+
+
+BEYOND_DOCS = [
+    {"id": "t0", "title": "Marn Vale", "text": "Marn Vale is a village in the country of Tarovia."},
+    {"id": "t1", "title": "Tarovia", "text": "Tarovia is a small country. From 1990 to 1999, Tarovia was governed "
+                                             "by Lio Danter, who was then in charge of the whole country."},
+    {"id": "t2", "title": "Osk", "text": "Osk is a river port with a large fish market."},
+]
+BEYOND_FACTS = [
+    {"head": "Marn Vale", "relation": "country", "tail": "Tarovia"},
+    {"head": "Tarovia", "relation": "capital", "tail": "Osk"},
+]
+
+
+def _ingest(kg, tmp_path, facts, docs):
+    f, d = tmp_path / "facts.jsonl", tmp_path / "docs.jsonl"
+    if facts:
+        f.write_text("\n".join(json.dumps(x) for x in facts) + "\n")
+        kg.ingest_facts(f)
+    d.write_text("\n".join(json.dumps(x) for x in docs) + "\n")
+    kg.ingest_docs(d, format="jsonl")
+
+
+def test_c2rag_asks_the_outermost_phrase_of_the_chains_end_when_no_relation_says_it(kg, tmp_path):
+    """'Who was in charge of the country X is in?': the passages say X's country, and no relation read
+    from them says who was in charge of it. The chain ends at a bridge: one more constraint asks the
+    phrase of the bridge, and the answer is read about it, not taken from the chain (the country)."""
+    _ingest(kg, tmp_path, [], BEYOND_DOCS)
+    result = kg.answer("Who was in charge of the country Marn Vale is located in?", method="c2rag", agents="offline")
+    trace = kg.trace(result.run_id)
+    constraints = sorted(trace["constraints"], key=lambda k: k["index"])
+    assert constraints[0]["binding"][:1] == ["Tarovia"]
+    assert len(constraints) == 2 and "Who was in charge" in constraints[1]["pattern"]
+    # the phrase asked of the chain's end (the step's text starts at its anchor)
+    assert any(s["query"].startswith("(Tarovia, Who was in charge") for s in trace["steps"])
+    assert result.answer == "Lio Danter"
+
+
+def test_a_chain_ending_on_a_stated_relation_is_not_sent_beyond_its_end(kg, tmp_path):
+    """The same question where a fact file states X's country: the chain ends where the graph's own
+    vocabulary leads, and no constraint is added beyond it (the store's text is not asked instead)."""
+    _ingest(kg, tmp_path, BEYOND_FACTS, BEYOND_DOCS[1:])
+    result = kg.answer("Who was in charge of the country Marn Vale is located in?", method="c2rag", agents="offline")
+    trace = kg.trace(result.run_id)
+    assert [k["pattern"] for k in trace["constraints"]] == ["(Marn Vale, country, ?x1 (person))"]
+
+
+def test_a_chain_end_read_forwards_through_a_relation_named_after_the_asked_kind_is_of_that_kind():
+    """'What currency is used in the country whose capital is X?': a chain whose last hop reads a
+    `currency` relation forwards ends at a currency, what the question's noun asks for; the words the
+    planner leaves ('used in') say more of that answer and ask nothing beyond it. Read backwards, or
+    through a relation named otherwise, the label says nothing of the end's kind."""
+    q = "What currency is used in the country whose capital is Kell Harbour?"
+    reading = c2rag_chain.reading_of(q, _plan(q, "Kell Harbour"))
+    assert c2rag_chain.end_of_asked_kind(reading, "currency", "out", None, {}, None)
+    assert not c2rag_chain.end_of_asked_kind(reading, "currency", "in", None, {}, None)
+    assert not c2rag_chain.end_of_asked_kind(reading, "capital of", "out", None, {}, None)
+    # a question whose word asks for a person names no kind a relation could name
+    q = "Who was in charge of the country Marn Vale is located in?"
+    reading = c2rag_chain.reading_of(q, _plan(q, "Marn Vale"))
+    assert not c2rag_chain.end_of_asked_kind(reading, "leader", "out", None, {}, None)
