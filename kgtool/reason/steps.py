@@ -48,8 +48,7 @@ def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], 
     ingestion linked it), belongs to a document about one, or writes one of the names as a whole word
     (title included; a capitalised name as written, a lower-case one in any case).
 
-    Ranked retrieval always returns something; in a store whose documents are about other things its best
-    passages can be about anything, and a span read off them answers a question the text never spoke to.
+    C2RAG's textual recovery of a hop over the user's own stated facts reads only these.
     """
     wanted = {e for e in entity_ids if e}
     linked = ({r["passage_id"]: {e["id"] for e in r["entities"]}

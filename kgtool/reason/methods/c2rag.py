@@ -223,7 +223,8 @@ class C2Rag:
                                                f"{text}: N_eff={_fmt(hop.neff)} > gamma={self.gamma}"
                                                if why is C2ragError.INSUFFICIENT else f"{text}: {why.value}"),
                           c.index + 1)
-        recovered = self._recover(ctx, question, c, text, hop, anchors, names, reader)
+        recovered = self._recover(ctx, question, c, text, hop, anchors, names, reader,
+                                  named_only=any(cand.stated for cand, _z, _e in ranked))
         step_links = [{"step_id": hop.step_id, "phase": "structural"}]
         if recovered is not None:
             rhop, value, evidence = recovered
@@ -318,13 +319,16 @@ class C2Rag:
         return stated if best_text <= self.text_margin * stated[0][1] else scored
 
     def _recover(self, ctx: RunContext, question: str, c: Constraint, text: str, hop: HopState | None,
-                 anchors: list[Value], names: dict, reader):
-        """Textual recovery: passages for the constraint, reranked, top K_t, recorded; the reader's answer."""
+                 anchors: list[Value], names: dict, reader, *, named_only: bool = False):
+        """Textual recovery: passages for the constraint, reranked, top K_t, recorded; the reader's answer.
+        `named_only` (the hop's candidates are stated facts, only ambiguous): just passages naming the known
+        end, since ranked retrieval in a store of documents about other things returns strangers' pages;
+        a hop the graph knows only from passages keeps all (the question's words find the page)."""
         known = [a.name for a in anchors[:1]] or [t for t in (c.head, c.tail) if not is_variable(t)]
         query = " ".join([*known, *(c.variants or [c.relation]), question])
-        # only passages that name the known end can say what it is related to
-        pool = steps.passages_naming(ctx, steps.retrieve_passages(ctx, query, self.passage_pool),
-                                     [a.entity_id for a in anchors if a.entity_id], known)
+        pool = steps.retrieve_passages(ctx, query, self.passage_pool)
+        if named_only:
+            pool = steps.passages_naming(ctx, pool, [a.entity_id for a in anchors if a.entity_id], known)
         if not pool:
             return None
         z = self._rerank.score(question, text, c.variants or [c.relation], pool)
