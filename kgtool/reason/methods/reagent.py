@@ -28,6 +28,14 @@ and Section 3.5), with the assertion set Phi^t kept in Neo4j:
    to the start), override (accept the best-supported completed branch), or
    disclaim (no answer).
 
+With offline agents the final answer of a chain that rests on facts read off
+passages (or on none) is the shared offline reader's (agents/offline/reagent_read):
+the chain's answer stands where the passages retrieved for the question rank it
+among their best spans, else their best span is the answer; and where such a
+chain escalates to the controller, the passages are read at once instead of a
+challenge (the more evidence a challenge plans with is links read off those same
+passages). A chain of facts an edit or a fact file states is answered as above.
+
 Every message between agents (assert, inform, reject, challenge) is stored on
 the Run. With backtrack=False (the paper's ablation) the loop runs strictly
 forward: conflicts are still found and recorded, but nothing is reverted and
@@ -138,6 +146,19 @@ class ReAgent:
                 if rolled is not None:
                     chain, stalled = rolled
                     continue
+            if self._offline_text(ctx) and not all(state.all_stated(b) for b in state.branches or [chain]):
+                branch = self._best_branch(ledger, state.branches) if state.branches else chain
+                # a chain read off passages (or none): the more evidence a challenge would plan with is
+                # links read off passages, which the shared reader reads directly; a challenge cost half a
+                # text answer (bench/README.md, text_answer_speed.py)
+                read = self._read_text(ctx, state, plan, branch, branch[-1].answer if branch else None)
+                if read is not None:
+                    ledger.say("inform", "controller", "retriever", f"read the passages: {reason}")
+                    end = branch[-1] if branch else None
+                    return self._finish(ctx, ledger, state, plan, branch, "unverified", end and end.answer,
+                                        end and end.answer_id,
+                                        Verdict(False, verdict.failed_hop, error_type,
+                                                f"read off passages after {reason}"), agent="controller", read=read)
             controller = ctx.role("reagent_controller")
             move = controller.intervene(question, conflicts=state.conflicts, reason=reason,
                                         challenged=state.challenged, has_branch=bool(state.branches))
@@ -218,12 +239,14 @@ class ReAgent:
         # read from the ledger only if the verifier looks at them (the offline one does not)
         verified = Claims(ledger, lambda c: c.kind == "fact" and c.status == "accepted")
         ranked = steps.retrieve_hop(ctx, query, entity_id, self.top_k)
+        state.remember(ranked)
         judgements = verifier.verify(query, entity, ranked, hints=hints, verified=verified) if ranked else []
         chosen = steps.best_passing(ranked, judgements)
         source = "graph"
         if chosen is None and self.text and entity_id:
             links = _distinct(ctx.role("reagent_text").candidates(entity_id))
             text_ranked = ctx.retriever.rank(query, links, self.top_k) if links else []
+            state.remember(text_ranked)
             text_judged = (verifier.verify(query, entity, text_ranked, hints=hints, verified=verified)
                            if text_ranked else [])
             chosen = steps.best_passing(text_ranked, text_judged)
@@ -329,12 +352,17 @@ class ReAgent:
     # ------------------------------------------------------------------ the end
     def _finish(self, ctx: RunContext, ledger: ReagentLedger, state: "_State", plan: Plan, chain: list[HopState],
                 status: str, answer: str | None, answer_id: str | None, verdict: Verdict,
-                agent: str = "assembler") -> Outcome:
-        if self.text and ctx.agents.kind == "offline" and not fits(answer, answer_form(self._question)):
-            read = self._read_text(ctx, plan, chain)
-            if read is not None:
-                hop, answer, answer_id = read
+                agent: str = "assembler", read=None) -> Outcome:
+        """The final answer: the chain's, unless the passages read (`read`, or read here) say otherwise."""
+        if read is None and self._reads_text(ctx, state, chain, answer):
+            read = self._read_text(ctx, state, plan, chain, answer)
+        if read is not None:
+            hop, read_answer, read_id = read
+            if hop is None:
+                ledger.say("inform", "retriever", "assembler", f"the passages say it too: {read_answer}")
+            else:
                 chain, status, agent = [*chain, hop], "unverified", "retriever"
+                answer, answer_id = read_answer, read_id
                 ledger.say("inform", "retriever", "assembler", f"read off passages: {answer}")
         if answer is not None:
             ledger.claim(agent, "final_answer", slot="answer", value=answer, value_id=answer_id,
@@ -347,24 +375,41 @@ class ReAgent:
                        final_verdict=(step_id, verdict, ledger.rounds), answer=answer, answer_id=answer_id,
                        followed=plan)
 
+    def _reads_text(self, ctx: RunContext, state: "_State", chain: list[HopState],
+                    answer: str | None = None) -> bool:
+        """Whether the offline reader has the last word: a chain of facts an edit or a fact file states keeps
+        its answer when it has the asked shape (a graph of facts answers as it always did); a chain that
+        rests on facts read off passages, or on none, is read against the passages."""
+        if not self._offline_text(ctx):
+            return False
+        return not state.all_stated(chain) or not fits(answer, answer_form(self._question))
 
-    def _read_text(self, ctx: RunContext, plan: Plan, chain: list[HopState]):
-        """(hop, answer, answer id) read off passages by the shared offline reader when the chain ends with
-        no answer of the asked shape; recorded as a passage step after the chain. None if nothing reads."""
-        from kgtool.reason.agents.offline.text_reader import text_answer
+    def _offline_text(self, ctx: RunContext) -> bool:
+        return self.text and ctx.agents.kind == "offline"
+
+    def _read_text(self, ctx: RunContext, state: "_State", plan: Plan, chain: list[HopState],
+                   binding: str | None):
+        """(hop, answer, answer id) read off passages by the shared offline reader (reagent_read), recorded
+        as a passage step after the chain; (None, binding, None) when the passages confirm the chain's
+        binding; None if nothing reads (no passage: a graph of facts)."""
+        from kgtool.reason.agents.offline.c2rag_rerank import build_reranker
+        from kgtool.reason.agents.offline.reagent_read import read_answer
 
         question = self._question
-        # the question's own entity anchors the reading: a chain that ended on an answer of the wrong shape
-        # may have gone astray, so its bindings only support the spans that name them
+        # the question's own entity anchors the reading: a chain over extracted facts often goes astray,
+        # so its bindings only support the spans that name them
         anchor = plan.topic or next((h.answer for h in reversed(chain) if h.answer), None)
-        answer, hits, passage_id = text_answer(
-            ctx.role("text_reader", "offline"),
-            lambda q, k: steps.retrieve_passages(ctx, q, k), question,
-            ctx.services.catalog.link_mentions, anchor=anchor, chain=[h.answer for h in chain if h.answer])
-        if not answer:
+        reading = read_answer(ctx.role("text_reader", "offline"), build_reranker(ctx.services, "offline"),
+                              lambda q, k: steps.retrieve_passages(ctx, q, k), question,
+                              ctx.services.catalog.link_mentions, topic=anchor,
+                              chain=[h.answer for h in chain if h.answer], binding=binding)
+        if not reading.answer:
             return None
+        if reading.confirms:
+            return None, binding, None
+        answer, hits = reading.answer, reading.passages
         answer_id = ctx.link(answer)
-        chosen = next((h for h in hits if h.passage_id == passage_id), hits[0] if hits else None)
+        chosen = next((h for h in hits if h.passage_id == reading.passage_id), hits[0] if hits else None)
         row = TraceRecorder.step_row(hop=len(chain) + 1, kind="passage", query=question, gamma=self.gamma,
                                      candidates=[candidate_row(h) for h in hits], chosen=chosen,
                                      answer_id=answer_id, answer=answer,
@@ -387,6 +432,23 @@ class _State:
     challenged: bool = False
     last_step_id: str | None = None
     branches: list[list[HopState]] = field(default_factory=list)
+    # candidate id -> stated (an edit or a fact file states it): a revised hop's fact is read back from
+    # the stored step, which does not keep where the fact came from
+    sources: dict[str, bool] = field(default_factory=dict)
+
+    def remember(self, candidates) -> None:
+        for c in candidates:
+            stated = c.kind == "fact" and c.stated
+            self.sources[c.fact_id] = self.sources[c.id] = stated
+
+    def stated(self, fact: CandidateFact | None) -> bool:
+        if fact is None:
+            return False
+        return self.sources.get(fact.fact_id, fact.kind == "fact" and fact.stated)
+
+    def all_stated(self, chain: list[HopState]) -> bool:
+        """A chain of facts an edit or a fact file states (not empty)."""
+        return bool(chain) and all(self.stated(h.fact) for h in chain)
 
 
 def _distinct(links: list[CandidateFact]) -> list[CandidateFact]:
