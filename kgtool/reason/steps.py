@@ -45,8 +45,9 @@ def retrieve_passages(ctx: RunContext, query: str, k: int) -> list:
 
 def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], names: Sequence[str]) -> list:
     """Of the retrieved passages, those about what a hop asks of: each mentions one of the entities (as
-    ingestion linked it), belongs to a document about one, or writes one of the names as a whole word
-    (title included; a capitalised name as written, a lower-case one in any case).
+    ingestion linked it), belongs to a document about one, or writes one of the names as it is written,
+    as a whole word (title included). A name in lower case ("composer") counts only through the link:
+    the word itself is on many pages about other things.
 
     C2RAG's textual recovery of a hop over the user's own stated facts reads only these.
     """
@@ -54,8 +55,8 @@ def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], 
     linked = ({r["passage_id"]: {e["id"] for e in r["entities"]}
                for r in ctx.db.run_in(ctx.session, "passages/mentions", ids=[h.passage_id for h in hits])}
               if wanted and hits else {})
-    patterns = [re.compile(rf"(?<!\w){re.escape(n)}(?!\w)", 0 if n != n.lower() else re.IGNORECASE)
-                for n in dict.fromkeys(n.strip() for n in names) if len(n) > 1]
+    patterns = [re.compile(rf"(?<!\w){re.escape(n)}(?!\w)")
+                for n in dict.fromkeys(n.strip() for n in names) if len(n) > 1 and n != n.lower()]
     return [h for h in hits
             if wanted & linked.get(h.passage_id, set())
             or any(p.search(f"{h.title}\n{h.text}") for p in patterns)]

@@ -366,7 +366,6 @@ class C2Rag:
     def _recover_answer(self, ctx: RunContext, question: str, plan: ConstraintPlan, groundings: list[Grounding],
                         bindings: dict, best: Value | None, names: dict, reader, last: HopState | None):
         """Textual recovery of the answer itself: the question asked of the chain's last binding.
-
         Recorded as a recovery step after the chain's last step (linked to it as a fallback)."""
         anchor = best or next((max(bindings[g.variable].values(), key=lambda v: v.weight)
                                for g in reversed(groundings) if g.variable and bindings.get(g.variable)), None)
@@ -380,7 +379,7 @@ class C2Rag:
                        {"?answer": kind} if kind else {})
         anchors = ([anchor] if anchor and anchor.entity_id else []) or self._match(ctx, topic)[:1]
         recovered = self._recover(ctx, question, c, linearize(c, names), last, anchors or [Value("", topic, 1.0)],
-                                  names, reader)
+                                  names, reader, named_only=bool(last and last.fact and last.fact.stated))
         if recovered is None:
             return None
         rhop, value, _evidence = recovered
