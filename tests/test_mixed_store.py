@@ -114,7 +114,7 @@ def test_the_source_prior_search_sees_only_stated_facts():
 
 # strangers.jsonl: passages about other people and places only. One says whose father was Spanish; one
 # is a catalogue line ("Lantern Parade - place: Brisk Harbour") from which extraction makes a relation
-# labelled "place", the kind word of a "where" question.
+# labelled "place", the kind word of a "where" question; one is about a composer who studied somewhere.
 def test_passages_about_other_things_neither_answer_nor_type_a_stated_chain(kg):
     kg.ingest_facts(DATA.parent / "handwritten" / "kg.jsonl")
     kg.ingest_docs(DATA / "strangers.jsonl", format="jsonl")
@@ -124,6 +124,10 @@ def test_passages_about_other_things_neither_answer_nor_type_a_stated_chain(kg):
     # passages that name the person, and none does, so the graph's own candidates stay
     father = kg.answer("What is the occupation of Ilse Varnok's father?", method="c2rag", agents="offline")
     assert father.answer == "shipwright", (father.answer, father.reason)
+    # a chain of stated facts that ends short of the answer (at an occupation) is not completed by a
+    # page about another composer: the word "composer" is no link to the graph's entity
+    study = kg.answer("Where did the husband of Ilse Varnok study?", method="c2rag", agents="offline")
+    assert "Conservatory" not in (study.answer or "") and study.status != "answered", (study.answer, study.reason)
     # a stated birthplace is not judged by the documents' "place" relation, which the user's graph lacks
     for method in ("care", "c2rag"):
         born = kg.answer("Where was Ilse Varnok born?", method=method, agents="offline")

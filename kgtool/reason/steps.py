@@ -49,7 +49,8 @@ def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], 
     as a whole word (title included). A name in lower case ("composer") counts only through the link:
     the word itself is on many pages about other things.
 
-    C2RAG's textual recovery of a hop over the user's own stated facts reads only these.
+    C2RAG's textual recovery of a hop over the user's own stated facts reads only passages naming its
+    known end or one of its candidates.
     """
     wanted = {e for e in entity_ids if e}
     linked = ({r["passage_id"]: {e["id"] for e in r["entities"]}

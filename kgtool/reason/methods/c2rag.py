@@ -224,7 +224,8 @@ class C2Rag:
                                                if why is C2ragError.INSUFFICIENT else f"{text}: {why.value}"),
                           c.index + 1)
         recovered = self._recover(ctx, question, c, text, hop, anchors, names, reader,
-                                  named_only=any(cand.stated for cand, _z, _e in ranked))
+                                  named=[cand.answer_from("") for cand, _z, _e in ranked]
+                                  if any(cand.stated for cand, _z, _e in ranked) else None)
         step_links = [{"step_id": hop.step_id, "phase": "structural"}]
         if recovered is not None:
             rhop, value, evidence = recovered
@@ -319,16 +320,17 @@ class C2Rag:
         return stated if best_text <= self.text_margin * stated[0][1] else scored
 
     def _recover(self, ctx: RunContext, question: str, c: Constraint, text: str, hop: HopState | None,
-                 anchors: list[Value], names: dict, reader, *, named_only: bool = False):
+                 anchors: list[Value], names: dict, reader, *, named: list[tuple] | None = None):
         """Textual recovery: passages for the constraint, reranked, top K_t, recorded; the reader's answer.
-        `named_only` (the hop's candidates are stated facts, only ambiguous): just passages naming the known
-        end, since ranked retrieval in a store of documents about other things returns strangers' pages;
-        a hop the graph knows only from passages keeps all (the question's words find the page)."""
+        `named` (a hop over stated facts, only ambiguous: its candidates' (id, name)): just passages naming
+        the known end or a candidate, since ranked retrieval in a store of documents about other things
+        returns strangers' pages; a hop known only from passages keeps all (the question finds the page)."""
         known = [a.name for a in anchors[:1]] or [t for t in (c.head, c.tail) if not is_variable(t)]
         query = " ".join([*known, *(c.variants or [c.relation]), question])
         pool = steps.retrieve_passages(ctx, query, self.passage_pool)
-        if named_only:
-            pool = steps.passages_naming(ctx, pool, [a.entity_id for a in anchors if a.entity_id], known)
+        if named is not None:
+            pool = steps.passages_naming(ctx, pool, [a.entity_id for a in anchors] + [i for i, _n in named],
+                                         [*known, *(n for _i, n in named if n)])
         if not pool:
             return None
         z = self._rerank.score(question, text, c.variants or [c.relation], pool)
@@ -379,7 +381,7 @@ class C2Rag:
                        {"?answer": kind} if kind else {})
         anchors = ([anchor] if anchor and anchor.entity_id else []) or self._match(ctx, topic)[:1]
         recovered = self._recover(ctx, question, c, linearize(c, names), last, anchors or [Value("", topic, 1.0)],
-                                  names, reader, named_only=bool(last and last.fact and last.fact.stated))
+                                  names, reader, named=[] if last and last.fact and last.fact.stated else None)
         if recovered is None:
             return None
         rhop, value, _evidence = recovered
