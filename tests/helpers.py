@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
 from typing import Iterator
@@ -39,3 +40,9 @@ def own_server(home: Path, what: str = "the test Neo4j", **overrides) -> Iterato
         yield settings
     finally:
         server.stop()
+
+
+def ingest_triples(kg, path: Path, triples) -> None:
+    """Write (head, relation, tail) triples to `path` as a JSONL fact file and ingest it into `kg`."""
+    path.write_text("".join(json.dumps({"head": h, "relation": r, "tail": t}) + "\n" for h, r, t in triples))
+    kg.ingest_facts(path)

@@ -3,12 +3,11 @@ rule that uses it: an answer of another kind than the question asks for is not `
 Invented graph; real Neo4j."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from kgtool.core.text import relation_key
 from kgtool.reason.answer_kind import kind_gap, relations_of_kind
+from helpers import ingest_triples
 
 FACTS = [
     ("Mira Oltbek", "place_of_birth", "Corvel"),
@@ -22,9 +21,7 @@ METHODS = ("care", "c2rag", "reagent", "safe", "vog")
 
 @pytest.fixture
 def kind_kg(kg, tmp_path):
-    path = tmp_path / "kg.jsonl"
-    path.write_text("".join(json.dumps({"head": h, "relation": r, "tail": t}) + "\n" for h, r, t in FACTS))
-    kg.ingest_facts(path)
+    ingest_triples(kg, tmp_path / "kg.jsonl", FACTS)
     return kg
 
 

@@ -6,13 +6,12 @@ closed, and which verbs share a sense.
 """
 from __future__ import annotations
 
-import json
-
 import pytest
 from test_offline_agents import matcher  # noqa: F401  (the MiniLM matcher fixture)
 
 from kgtool.eval.metrics import chain_matches, exact_match
 from kgtool.reason.question import read_question
+from helpers import ingest_triples
 
 FACTS = [
     ("Quibble Works", "founder", "Orla Fenwick"),
@@ -41,9 +40,7 @@ FACTS = [
 
 @pytest.fixture
 def invented(kg, tmp_path):
-    path = tmp_path / "facts.jsonl"
-    path.write_text("".join(json.dumps({"head": h, "relation": r, "tail": t}) + "\n" for h, r, t in FACTS))
-    kg.ingest_facts(path)
+    ingest_triples(kg, tmp_path / "facts.jsonl", FACTS)
     return kg
 
 

@@ -7,8 +7,6 @@ they are based, so H could have a chief executive and lacks one. A link to a thi
 """
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from kgtool.core.types import CandidateFact
@@ -16,6 +14,7 @@ from kgtool.reason.agents.offline.common import OfflinePlan, relation_key
 from kgtool.reason.agents.offline.peer_links import peer_links
 from kgtool.reason.context import HopState
 from kgtool.reason.status import settle
+from helpers import ingest_triples
 
 
 def fact(fid: str, head: str, relation: str, tail: str, direction: str = "out") -> CandidateFact:
@@ -73,9 +72,7 @@ FACTS = [("Tamsk Holdings", "OWNS", "Verrin Cargo"), ("Tamsk Holdings", "BASED_I
 
 @pytest.fixture
 def peer_kg(kg, tmp_path):
-    path = tmp_path / "kg.jsonl"
-    path.write_text("".join(json.dumps({"head": h, "relation": r, "tail": t}) + "\n" for h, r, t in FACTS))
-    kg.ingest_facts(path)
+    ingest_triples(kg, tmp_path / "kg.jsonl", FACTS)
     return kg
 
 

@@ -8,14 +8,13 @@ the packaged MiniLM and WordNet (test_explains' fixtures), then through the meth
 """
 from __future__ import annotations
 
-import json
-
 import pytest
 from test_explains import hop, reading, scorer  # noqa: F401  (fixtures)
 from test_offline_agents import matcher  # noqa: F401  (the MiniLM matcher fixture)
 
 from kgtool.reason.explains import ReadingCheck, RelationVocabulary
 from kgtool.reason.roles import AGENT, OBLIQUE, PATIENT, relation_role, segment_role
+from helpers import ingest_triples
 
 LABELS = {"rel:absorbed": ["absorbed"], "rel:operates": ["operates"], "rel:married": ["married"],
           "rel:based in": ["based in"], "rel:chief executive": ["chief executive"],
@@ -106,9 +105,7 @@ FACTS = [("Tamsk Shipping", "ABSORBED", "Verrin Cargo"), ("Tamsk Shipping", "CHI
 
 @pytest.fixture
 def label_kg(kg, tmp_path):
-    path = tmp_path / "kg.jsonl"
-    path.write_text("".join(json.dumps({"head": h, "relation": r, "tail": t}) + "\n" for h, r, t in FACTS))
-    kg.ingest_facts(path)
+    ingest_triples(kg, tmp_path / "kg.jsonl", FACTS)
     return kg
 
 
