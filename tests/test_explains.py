@@ -27,12 +27,17 @@ def scorer(matcher):  # noqa: F811
     return PhraseScorer(matcher, lexicon)
 
 
+def reading_check(scorer, matcher, relations: dict[str, list[str]]) -> ReadingCheck:
+    """The reading check over a graph whose relations are `relations` (key -> phrasings)."""
+    def profile(key, label):
+        return matcher.profile(key, relations.get(key, [label]))
+
+    return ReadingCheck(scorer, profile, RelationVocabulary(relations, matcher.encoder))
+
+
 @pytest.fixture
 def check(scorer, matcher):  # noqa: F811
-    def profile(key, label):
-        return matcher.profile(key, RELATIONS.get(key, [label]))
-
-    return ReadingCheck(scorer, profile, RelationVocabulary(RELATIONS, matcher.encoder))
+    return reading_check(scorer, matcher, RELATIONS)
 
 
 def hop(n: int, relation: str, direction: str = "out") -> CandidateFact:
@@ -142,10 +147,7 @@ ROLE_RELATIONS = {"rel:mother": ["mother"], "rel:born in": ["born in"], "rel:fou
 
 @pytest.fixture
 def role_check(scorer, matcher):  # noqa: F811
-    def profile(key, label):
-        return matcher.profile(key, ROLE_RELATIONS.get(key, [label]))
-
-    return ReadingCheck(scorer, profile, RelationVocabulary(ROLE_RELATIONS, matcher.encoder))
+    return reading_check(scorer, matcher, ROLE_RELATIONS)
 
 
 def role_of(question: str, topic: str, k: int = -1):
@@ -297,10 +299,7 @@ LIFE_RELATIONS = {"rel:spouse": ["spouse"], "rel:cause of death": ["cause of dea
 
 @pytest.fixture
 def life_check(scorer, matcher):  # noqa: F811
-    def profile(key, label):
-        return matcher.profile(key, LIFE_RELATIONS.get(key, [label]))
-
-    return ReadingCheck(scorer, profile, RelationVocabulary(LIFE_RELATIONS, matcher.encoder))
+    return reading_check(scorer, matcher, LIFE_RELATIONS)
 
 
 def test_the_answer_hop_needs_a_phrase_that_explains_it(life_check):
@@ -324,11 +323,7 @@ def test_a_phrase_spent_on_its_own_hop_does_not_name_a_skipped_link(scorer, matc
     the chain leave the topic through a student the question never mentions (the graph lacks the team)."""
     relations = {"rel:doctoral advisor": ["doctoral advisor"], "rel:plays for": ["plays for"],
                  "rel:head coach": ["head coach"]}
-
-    def profile(key, label):
-        return matcher.profile(key, relations.get(key, [label]))
-
-    check = ReadingCheck(scorer, profile, RelationVocabulary(relations, matcher.encoder))
+    check = reading_check(scorer, matcher, relations)
     q = "Who coaches the team Pell Arden plays for?"
     assert check.check(reading(q, "Pell Arden"), [hop(1, "plays for"), hop(2, "head coach")]).reasons() == []
     gaps = check.check(reading(q, "Pell Arden"), [hop(1, "doctoral advisor", "in"), hop(2, "plays for"),
@@ -340,11 +335,7 @@ def test_a_near_synonym_gives_way_to_the_relation_a_phrase_names_outright(scorer
     """'ethnicity' fits 'nationality' closely (WordNet, embeddings); when the graph has an 'ethnicity'
     relation, a chain through the nationality answers another question (the entity lacks the one asked)."""
     relations = {"rel:spouse": ["spouse"], "rel:nationality": ["nationality"], "rel:ethnicity": ["ethnicity"]}
-
-    def profile(key, label):
-        return matcher.profile(key, relations.get(key, [label]))
-
-    check = ReadingCheck(scorer, profile, RelationVocabulary(relations, matcher.encoder))
+    check = reading_check(scorer, matcher, relations)
     q = "What is the ethnicity of Pell Arden's spouse?"
     assert check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "ethnicity")]).reasons() == []
     gaps = check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "nationality")])

@@ -9,10 +9,9 @@ the packaged MiniLM and WordNet (test_explains' fixtures), then through the meth
 from __future__ import annotations
 
 import pytest
-from test_explains import hop, reading, scorer  # noqa: F401  (fixtures)
+from test_explains import hop, reading, reading_check, scorer  # noqa: F401  (fixtures)
 from test_offline_agents import matcher  # noqa: F401  (the MiniLM matcher fixture)
 
-from kgtool.reason.explains import ReadingCheck, RelationVocabulary
 from kgtool.reason.roles import AGENT, OBLIQUE, PATIENT, relation_role, segment_role
 from helpers import ingest_triples
 
@@ -23,10 +22,7 @@ LABELS = {"rel:absorbed": ["absorbed"], "rel:operates": ["operates"], "rel:marri
 
 @pytest.fixture
 def label_check(scorer, matcher):  # noqa: F811
-    def profile(key, label):
-        return matcher.profile(key, LABELS.get(key, [label]))
-
-    return ReadingCheck(scorer, profile, RelationVocabulary(LABELS, matcher.encoder))
+    return reading_check(scorer, matcher, LABELS)
 
 
 def test_a_verb_label_makes_its_head_the_doer():
