@@ -231,6 +231,11 @@ def write_set(here: Path, facts_text: str, questions, unanswerable) -> None:
     with open(here / "kg.jsonl", "w", encoding="utf-8") as out:
         for h, r, t in facts:
             out.write(json.dumps({"head": h, "relation": r, "tail": t}) + "\n")
+    write_questions(here, facts, questions, unanswerable)
+
+
+def write_questions(here: Path, facts, questions, unanswerable) -> None:
+    """questions.jsonl (gold hops followed through `facts`) and unanswerable.jsonl, into `here`."""
     with open(here / "questions.jsonl", "w", encoding="utf-8") as out:
         for i, (question, topic, chain) in enumerate(questions, 1):
             hops = _hops(facts, topic, chain)

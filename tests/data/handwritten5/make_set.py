@@ -15,7 +15,6 @@ product code, and nobody tuning the front end should read its per-question failu
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 from pathlib import Path
 
@@ -241,13 +240,4 @@ if __name__ == "__main__":
     facts = first._facts(FACTS)
     write_nt(HERE / "kg.nt", facts)
     plain = [(h, r, _value(t)) for h, r, t in facts]  # answers are the literals' values
-    with open(HERE / "questions.jsonl", "w", encoding="utf-8") as out:
-        for i, (question, topic, chain) in enumerate(QUESTIONS, 1):
-            hops = first._hops(plain, topic, chain)
-            out.write(json.dumps({"id": f"w{len(chain)}-{i:02d}", "question": question, "answers": [hops[-1]],
-                                  "hops": len(chain), "hop_answers": hops,
-                                  "chain": [s.lstrip("^") for s in chain]}, ensure_ascii=False) + "\n")
-    with open(HERE / "unanswerable.jsonl", "w", encoding="utf-8") as out:
-        for i, (question, missing) in enumerate(UNANSWERABLE, 1):
-            out.write(json.dumps({"id": f"u{i:02d}", "question": question, "answers": ["(no answer)"],
-                                  "answerable": False, "missing": missing}, ensure_ascii=False) + "\n")
+    first.write_questions(HERE, plain, QUESTIONS, UNANSWERABLE)
