@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from stub_llm import stub_llm, stub_settings  # noqa: E402,F401  (fixtures)
 
 from helpers import own_server  # noqa: E402
+from sigterm_teardown import pytest_configure  # noqa: E402,F401  (hook: SIGTERM tears fixtures down)
 
 from kgtool.config import Settings  # noqa: E402
 

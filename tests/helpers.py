@@ -36,6 +36,9 @@ def own_server(home: Path, what: str = "the test Neo4j", **overrides) -> Iterato
     except Exception as exc:  # the message carries the log tail
         server.stop()
         pytest.fail(f"{what} could not start: {exc}", pytrace=False)
+    except BaseException:  # interrupted while starting (Ctrl-C, or SIGTERM: see sigterm_teardown)
+        server.stop()
+        raise
     try:
         yield settings
     finally:
