@@ -171,6 +171,13 @@ class Lexicon:
         """Is the noun's most frequent sense a place ("town", "country": WordNet's noun.location)?"""
         return _NOUN_LOCATION in _cached_lexfiles(self, noun.strip().lower(), senses, "n")
 
+    def names_polity(self, noun: str) -> bool:
+        """Is the noun's most frequent sense a body of people and its next one the land they hold
+        ("country": "a politically organized body of people", then "the territory occupied by a
+        nation"; WordNet's noun.group, then noun.location)? Such a noun names a place by who holds it."""
+        files = _cached_lexfiles(self, noun.strip().lower(), 2, "n")
+        return len(files) == 2 and files == (_NOUN_GROUP, _NOUN_LOCATION)
+
     def synonyms(self, phrase: str, *, senses: int = 2, pos: str = "nv") -> list[str]:
         """Lemmas sharing one of the phrase's `senses` most frequent synsets (the phrase excluded)."""
         return list(_cached_synonyms(self, phrase.strip().lower(), senses, pos))
@@ -194,6 +201,7 @@ def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[
 
 _NOUN_PERSON = 18  # lexnames(5WN): the lexicographer file of nouns denoting people
 _NOUN_LOCATION = 15  # ... and of nouns denoting places
+_NOUN_GROUP = 14  # ... and of nouns denoting groupings of people or objects
 
 
 @lru_cache(maxsize=16384)
