@@ -43,13 +43,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from kgtool.core.text import content_stems, light_stem, stems_match
+from kgtool.core.text import content_stems, stems_match
 from kgtool.core.types import CandidateFact
-from kgtool.reason.answer_kind import kind_gap
-from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES
+from kgtool.reason.answer_kind import asks_place, kind_gap
+from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.question import QuestionReading, Segment, read_question
 from kgtool.reason.relmatch import RelationProfile, phrase_core
-from kgtool.reason.roles import PhraseRole, clause_verb, conflict, evidence_phrasing, relation_role, segment_role
+from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, evidence_phrasing, reciprocal, relation_role,
+                                 segment_role, shares_verb_sense)
 from kgtool.reason.segmatch import MAX_SYNONYMS, SYNONYM_WEIGHT, PhraseScorer, merged_text
 
 # a hop fitting a phrase below this leaves it unexplained: the offline agents' shared bar for "a relation
@@ -178,7 +179,9 @@ class ReadingCheck:
             return gaps
         texts = {s: merged_text([s]) for s in segments}
         self.scorer.prepare([(t, True) for t in dict.fromkeys(texts.values())])
-        hops = [(self.profile_of(_key(f), f.relation or ""), self.reverse_factor if f.direction == "in" else 1.0)
+        # a relation whose sides do the same to each other ("married") is read from either end alike
+        hops = [(self.profile_of(_key(f), f.relation or ""),
+                 self.reverse_factor if f.direction == "in" and not reciprocal(f.relation or "") else 1.0)
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
         turned = self._against_roles(reading, segments, facts, hops, fits)
@@ -221,6 +224,10 @@ class ReadingCheck:
             return None
         kind = reading.answer_type
         prof, factor = hops[last]
+        if facts[last].direction == "out" and asks_place(kind) and puts_in_place(prof.label or facts[last].relation):
+            # "in what city is X": the kind is a place no relation is named after, and the last hop puts X in
+            # a place (a relation said with "in"); the kind names that hop (answer_kind checks the place)
+            return None
         # a fit the role check took away (0.0) stays away: the type does not turn a relation round
         framed = [f"{kind} {texts[s]}" for s in segments if (s.soft or s is segments[-1]) and fits[s][last] > 0.0]
         if kind and framed:
@@ -328,7 +335,7 @@ class ReadingCheck:
                 # the fact's own sentence first: it may give a verb where the label is a noun
                 said = evidence_phrasing(fact.evidence or "", fact.head or "", fact.tail or "")
                 roles = relation_role(prof.label, (*said, *prof.templates))
-                synonym = role.adverbial and self._verb_synonym(seg, roles)
+                synonym = role.adverbial and shares_verb_sense(seg.content, roles, self.scorer.lexicon)
                 if conflict(role, roles, fact.direction, synonym_verb=synonym):
                     if (fits[seg][h] >= self.explains and fits[seg][h] >= max(fits[seg])) or \
                             fits[seg][h] >= max(raw[s][h] for s in segments):
@@ -339,22 +346,6 @@ class ReadingCheck:
                     # by X": X's "founded by" taken from its tail): no discount for the direction
                     fits[seg][h] /= factor
         return turned
-
-    def _verb_synonym(self, seg, relation) -> bool:
-        """Does a word of the phrase, read as a verb, share one of its frequent WordNet senses with the
-        relation's verb? ("based" and "founded": both "establish")"""
-        lexicon = self.scorer.lexicon
-        if lexicon is None or not relation.verb:
-            return False
-        for word in seg.content:
-            verb = lexicon.verb_base(word)
-            if lexicon.sense_count(verb) > LIGHT_VERB_SENSES:
-                continue  # "go", "get", "make": a light verb shares a sense with nearly every verb
-            others = [light_stem(w) for w in lexicon.synonyms(verb, pos="v", senses=VERB_SENSES)
-                      if " " not in w and lexicon.sense_count(w) <= LIGHT_VERB_SENSES]
-            if any(stems_match(o, v) for o in others for v in relation.verb):
-                return True
-        return False
 
     def _repeated(self, hops, fits, segments) -> list[tuple[int, str]]:
         """A relation the chain takes k times needs k phrases it explains ("X's mother's mother");
