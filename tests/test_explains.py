@@ -375,3 +375,19 @@ def test_a_place_kind_names_the_hop_that_puts_the_answer_in_a_place(scorer, matc
     assert check.check(reading(q, "Kessing Telescope"), chain).reasons() == []
     q = "In what year is the observatory that operates the Kessing Telescope?"
     assert check.check(reading(q, "Kessing Telescope"), chain).reasons() != []
+
+
+def test_a_verb_explains_the_noun_of_the_person_who_does_it(scorer, matcher):  # noqa: F811
+    """"Who runs X?" against "X has ceo Y": no word shared, and embeddings keep them apart; WordNet says a
+    CEO runs the firm ("responsible for the operations"), and the grammar that the answer is the one who
+    runs it. The firm reached from its CEO ("the firm run by Y") is the one run; the CEO is not what Y runs,
+    nor does "who runs X" read a relation of another person ("spouse")."""
+    check = reading_check(scorer, matcher, {"rel:has ceo": ["has ceo"], "rel:director": ["director"],
+                                            "rel:spouse": ["spouse"], "rel:owns": ["owns"]})
+    assert check.check(reading("Who runs Quillon Systems?", "Quillon Systems"), [hop(1, "has ceo")]).reasons() == []
+    assert check.check(reading("Who leads the Veyla Observatory?", "Veyla Observatory"),
+                       [hop(1, "director")]).reasons() == []
+    assert check.check(reading("Who runs Quillon Systems?", "Quillon Systems"), [hop(1, "spouse")]).reasons() != []
+    q = "Which company owns the firm run by Dana Quill?"
+    assert check.check(reading(q, "Dana Quill"), [hop(1, "has ceo", "in"), hop(2, "owns", "in")]).reasons() == []
+    assert check.check(reading(q, "Dana Quill"), [hop(1, "has ceo"), hop(2, "owns", "in")]).reasons() != []

@@ -50,7 +50,7 @@ from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.question import QuestionReading, Segment, read_question
 from kgtool.reason.relmatch import RelationProfile, phrase_core
 from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, evidence_phrasing, reciprocal, relation_role,
-                                 segment_role, shares_verb_sense)
+                                 says_doer, segment_role, shares_verb_sense)
 from kgtool.reason.segmatch import MAX_SYNONYMS, SYNONYM_WEIGHT, PhraseScorer, merged_text
 
 # a hop fitting a phrase below this leaves it unexplained: the offline agents' shared bar for "a relation
@@ -330,11 +330,17 @@ class ReadingCheck:
             if role == PhraseRole():
                 continue
             for h, (fact, (prof, factor)) in enumerate(zip(facts, hops)):
-                if fact.fact_id.startswith(PASSAGE_HOP) or fits[seg][h] <= 0.0:
+                if fact.fact_id.startswith(PASSAGE_HOP):
                     continue
                 # the fact's own sentence first: it may give a verb where the label is a noun
                 said = evidence_phrasing(fact.evidence or "", fact.head or "", fact.tail or "")
                 roles = relation_role(prof.label, (*said, *prof.templates))
+                if fits[seg][h] < self.explains and says_doer(seg, role, roles, prof.label or fact.relation or "",
+                                                               fact.direction, self.scorer.lexicon):
+                    # "who runs X" against "X has ceo Y": WordNet says what a CEO does; the grammar, who it is
+                    fits[seg][h] = self.explains
+                if fits[seg][h] <= 0.0:
+                    continue
                 synonym = role.adverbial and shares_verb_sense(seg.content, roles, self.scorer.lexicon)
                 if conflict(role, roles, fact.direction, synonym_verb=synonym):
                     if (fits[seg][h] >= self.explains and fits[seg][h] >= max(fits[seg])) or \

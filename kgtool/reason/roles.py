@@ -349,6 +349,25 @@ def shares_verb_sense(words: Sequence[str], relation: RelationRole, lexicon) -> 
     return False
 
 
+def says_doer(seg: Segment, phrase: PhraseRole, relation: RelationRole, label: str, direction: str,
+              lexicon) -> bool:
+    """Does the phrase's verb say what the person a noun relation names does, with the answer on the
+    right side of it ("who runs X" against "X has ceo Y", "the firm run by Y" against the same fact from
+    Y's end)? The noun and the verb share no word; WordNet relates them (Lexicon.says_doer). The noun's
+    person is the tail of its fact, or the head for a noun said with its preposition ("member of")."""
+    if lexicon is None or relation.verb or not relation.noun or phrase.answer not in (AGENT, PATIENT):
+        return False
+    words = [w for w in label.replace("_", " ").lower().split() if _content(w) or w == "of"]
+    noun = " ".join(words[:words.index("of")] if "of" in words else words)
+    verb = next((w for w in seg.content if tuple(content_stems(w.lower())) == phrase.verb), None)
+    if not noun or verb is None:
+        return False
+    answer_is_person = (direction == "in") if relation.names_head else (direction != "in")
+    if phrase.answer != (AGENT if answer_is_person else PATIENT):
+        return False
+    return lexicon.says_doer(verb, noun)
+
+
 def reciprocal(label: str) -> bool:
     """Is the relation named by a verb whose two sides do the same to each other ("married", "MARRIED_TO",
     "wed")? Read from either end it says the same, so no direction of it is the wrong one."""
@@ -401,4 +420,4 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
 
 
 __all__ = ["AGENT", "OBLIQUE", "PATIENT", "PhraseRole", "RelationRole", "clause_verb", "conflict",
-           "evidence_phrasing", "reciprocal", "relation_role", "segment_role", "shares_verb_sense"]
+           "evidence_phrasing", "reciprocal", "relation_role", "says_doer", "segment_role", "shares_verb_sense"]
