@@ -72,6 +72,7 @@ class ReadingGaps:
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
     weak_answer: str | None = None  # the relation of the last hop, when no phrase explains it
+    explained: list[str] = field(default_factory=list)  # phrases some hop explains at the bar
 
     def reasons(self) -> list[str]:
         out = []
@@ -90,6 +91,16 @@ class ReadingGaps:
         if self.weak_answer is not None:
             out.append(f"no phrase of the question asks for the last hop's {self.weak_answer!r}")
         return out
+
+
+class Gaps(list):
+    """The reasons a chain does not explain its question (a list of strings, as the status rule takes
+    them), and the phrases it does explain: the planner's own list of phrases it left (status.settle)
+    gives way to this check, which reads the chain actually taken with every reading it has."""
+
+    def __init__(self, reasons=(), explained=()):
+        super().__init__(reasons)
+        self.explained = frozenset(explained)
 
 
 class RelationVocabulary:
@@ -185,6 +196,16 @@ class ReadingCheck:
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
         turned = self._against_roles(reading, segments, facts, hops, fits)
+        last = len(facts) - 1
+        if facts[last].direction == "out" and asks_place(reading.answer_type) and \
+                puts_in_place(hops[last][0].label or facts[last].relation or ""):
+            # "which country is X in", "in what city is X": the kind is a place no relation is named after,
+            # and the last hop puts X in a place (a relation said with "in"); a phrase that says only the
+            # kind names that hop (answer_kind checks the place is of the kind)
+            for seg in segments:
+                if {w.lower() for w in seg.content} <= set(reading.answer_type.split()):
+                    fits[seg][last] = max(fits[seg][last], self.explains)
+        gaps.explained = [s.text for s in segments if max(fits[s]) >= self.explains]
         for seg in segments:
             if seg.optional or seg.soft:
                 continue
@@ -384,7 +405,7 @@ class ReadingCheck:
         return None
 
 
-def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
+def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
     """The reading check of a finished run (the runner's hook into the status rule): the question
     read around the chain's topic, scored against the facts the chain took. The offline planner's
     phrase scorer and relation profiles are reused (their vectors are already computed for this
@@ -392,10 +413,10 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     facts = [h.fact if h.fact is not None else _asked_of_passage(h) for h in chain
              if h.fact is not None or (h.answer and not h.generated)]
     if not facts:
-        return []
+        return Gaps()
     span = topic_span(question, plan, chain, kg.catalog.link_mentions)
     if span is None:
-        return []
+        return Gaps()
     gaps = fact_gaps(kg, planner, question, facts, span)
     last = chain[-1]
     if last.fact is not None:
@@ -410,7 +431,7 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     return gaps
 
 
-def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: tuple[int, int]) -> list[str]:
+def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: tuple[int, int]) -> Gaps:
     """The reading check of the facts a chain took, the question read around the topic at `span`."""
     scorer = getattr(planner, "phrases", None)
     profiles = getattr(planner, "profiles", None)
@@ -425,7 +446,8 @@ def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: 
     check = ReadingCheck(scorer, profiles.of, vocabulary_of(kg.catalog, kg.matcher.encoder, stated_only=stated_only),
                          explains=float(getattr(settings, "offline_fit", EXPLAINS)),
                          reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)))
-    return check.check(read_question(question, span), facts).reasons()
+    found = check.check(read_question(question, span), facts)
+    return Gaps(found.reasons(), found.explained)
 
 
 def _asked_of_passage(hop) -> CandidateFact:
@@ -457,4 +479,4 @@ def topic_span(question: str, plan, chain, mentions: Callable[[str], list]) -> t
     return (found[0][0], found[0][1])
 
 
-__all__ = ["ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span", "vocabulary_of"]
+__all__ = ["Gaps", "ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span", "vocabulary_of"]
