@@ -84,6 +84,27 @@ def test_a_graph_that_names_no_relation_after_the_kind_says_nothing():
     assert kind_gap(None, vocabulary, "city", "rel:capital", "Corvel", "e1") is None  # no read is made
 
 
+NESTED = [("Dunmarsh", "LOCATED_IN", "Pellasca"), ("Edda Rowe", "BORN_IN", "Dunmarsh"),
+          ("Pellasca", "CURRENCY", "pellan mark")]
+
+
+def test_a_place_inside_another_is_no_country_where_no_relation_names_countries(kg, tmp_path):
+    """"Which country" asks for the whole a people holds; the graph names no country, but it puts the
+    birthplace inside another place: the birthplace may be a city of the country asked for."""
+    ingest_triples(kg, tmp_path / "kg.jsonl", NESTED)
+    vocabulary = kg.catalog.relation_vocabulary()
+    born, located = relation_key("BORN_IN"), relation_key("LOCATED_IN")
+    assert relations_of_kind(vocabulary, "country") is None
+    gap = kind_gap(kg.db, vocabulary, "country", born, "Dunmarsh", entity_id(kg, "Dunmarsh"))
+    assert gap is not None and "Dunmarsh" in gap
+    assert kind_gap(kg.db, vocabulary, "country", located, "Pellasca", entity_id(kg, "Pellasca")) is None
+    # a city is a place, inside another or not
+    assert kind_gap(kg.db, vocabulary, "city", born, "Dunmarsh", entity_id(kg, "Dunmarsh")) is None
+    for method in ("care", "c2rag", "vog"):
+        got = kg.answer("In which country was Edda Rowe born?", method=method, agents="offline")
+        assert got.answer == "Pellasca" or got.status != "answered", (method, got.answer, got.status)
+
+
 def test_a_time_is_written_with_digits():
     assert kind_gap(None, {}, "year", "rel:founded by", "Mira Oltbek", "e1") is not None
     assert kind_gap(None, {}, "year", "rel:inception", "1887", "e2") is None

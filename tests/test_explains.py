@@ -341,3 +341,53 @@ def test_a_near_synonym_gives_way_to_the_relation_a_phrase_names_outright(scorer
     gaps = check.check(reading(q, "Pell Arden"), [hop(1, "spouse"), hop(2, "nationality")])
     assert gaps.named_elsewhere == [("ethnicity", "ethnicity")] or gaps.unexplained == ["ethnicity"], gaps
     assert gaps.reasons()
+
+
+def test_a_noun_naming_the_head_of_its_relation_reads_it_backwards(scorer, matcher):  # noqa: F811
+    """"the capital of X" against "<C> capital of <X>": the capital is the head, so the hop from X is read
+    backwards, at its full fit; read forwards (X is the capital of something) it explains nothing."""
+    check = reading_check(scorer, matcher, {"rel:capital of": ["capital of"], "rel:located in": ["located in"],
+                                            "rel:currency": ["currency"]})
+    q = "What is the capital of Tolvaria?"
+    assert check.check(reading(q, "Tolvaria"), [hop(1, "capital of", "in")]).reasons() == []
+    assert check.check(reading(q, "Tolvaria"), [hop(1, "capital of")]).reasons() != []
+
+
+def test_a_relation_whose_sides_do_the_same_is_read_from_either_end(scorer, matcher):  # noqa: F811
+    """"X married Y" says "Y married X": the spouse reached from the fact's tail is no relation read backwards."""
+    check = reading_check(scorer, matcher, {"rel:married": ["married"], "rel:born in": ["born in"],
+                                            "rel:founded by": ["founded by"]})
+    q = "Where was the spouse of Teodor Vance born?"
+    chain = [hop(1, "married", "in"), hop(2, "born in")]
+    assert check.check(reading(q, "Teodor Vance"), chain).reasons() == []
+    # a relation of a doer and the one done to keeps its direction: the founder read from the company's end
+    q = "Where was the founder of Harrow Lines born?"
+    assert check.check(reading(q, "Harrow Lines"), [hop(1, "founded by", "in"), hop(2, "born in")]).reasons() != []
+
+
+def test_a_place_kind_names_the_hop_that_puts_the_answer_in_a_place(scorer, matcher):  # noqa: F811
+    """"In what city is the observatory ...": no relation names cities; the last hop, "located in", puts the
+    observatory in a place, which the kind asks for. A kind that is no place ("year") does not name it."""
+    check = reading_check(scorer, matcher, {"rel:operates": ["operates"], "rel:located in": ["located in"],
+                                            "rel:founded by": ["founded by"]})
+    chain = [hop(1, "operates", "in"), hop(2, "located in")]
+    q = "In what city is the observatory that operates the Kessing Telescope?"
+    assert check.check(reading(q, "Kessing Telescope"), chain).reasons() == []
+    q = "In what year is the observatory that operates the Kessing Telescope?"
+    assert check.check(reading(q, "Kessing Telescope"), chain).reasons() != []
+
+
+def test_a_verb_explains_the_noun_of_the_person_who_does_it(scorer, matcher):  # noqa: F811
+    """"Who runs X?" against "X has ceo Y": no word shared, and embeddings keep them apart; WordNet says a
+    CEO runs the firm ("responsible for the operations"), and the grammar that the answer is the one who
+    runs it. The firm reached from its CEO ("the firm run by Y") is the one run; the CEO is not what Y runs,
+    nor does "who runs X" read a relation of another person ("spouse")."""
+    check = reading_check(scorer, matcher, {"rel:has ceo": ["has ceo"], "rel:director": ["director"],
+                                            "rel:spouse": ["spouse"], "rel:owns": ["owns"]})
+    assert check.check(reading("Who runs Quillon Systems?", "Quillon Systems"), [hop(1, "has ceo")]).reasons() == []
+    assert check.check(reading("Who leads the Veyla Observatory?", "Veyla Observatory"),
+                       [hop(1, "director")]).reasons() == []
+    assert check.check(reading("Who runs Quillon Systems?", "Quillon Systems"), [hop(1, "spouse")]).reasons() != []
+    q = "Which company owns the firm run by Dana Quill?"
+    assert check.check(reading(q, "Dana Quill"), [hop(1, "has ceo", "in"), hop(2, "owns", "in")]).reasons() == []
+    assert check.check(reading(q, "Dana Quill"), [hop(1, "has ceo"), hop(2, "owns", "in")]).reasons() != []

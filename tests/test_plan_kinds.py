@@ -129,3 +129,21 @@ def test_a_place_no_relation_names_is_reached_through_the_relation_saying_in(mat
     graph = FactFileGraph(PLACED)
     plan = OfflinePlanner(graph, matcher, structured=True).plan(question)
     assert [graph.entity_name(e) for e in plan.entities] == names
+
+
+# no relation names countries or cities: "located in" puts a city in its country
+NESTED = [("Dunmarsh", "LOCATED_IN", "Pellasca"), ("Brannoc", "LOCATED_IN", "Pellasca"),
+          ("Edda Rowe", "BORN_IN", "Dunmarsh"), ("Ivo Tarr", "BORN_IN", "Brannoc"),
+          ("Pellasca", "CURRENCY", "pellan mark"), ("Vell Institute", "LOCATED_IN", "Dunmarsh")]
+
+
+@pytest.mark.parametrize("question, names", [
+    # a country names a place by the people who hold it: the birthplace lies in another place, one hop on
+    ("In which country was Edda Rowe born?", ["Dunmarsh", "Pellasca"]),
+    # a city is a place: the birthplace is one, and the path stays there
+    ("In which city was Edda Rowe born?", ["Dunmarsh"]),
+])
+def test_a_whole_place_is_reached_past_the_place_inside_it(matcher, question, names):  # noqa: F811
+    graph = FactFileGraph(NESTED)
+    plan = OfflinePlanner(graph, matcher, structured=True).plan(question)
+    assert [graph.entity_name(e) for e in plan.entities] == names

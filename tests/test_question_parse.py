@@ -60,6 +60,8 @@ def test_possessive_and_of_chains(question, expected):
     # nested clauses, each complete, innermost first
     (f"Who is the wint of the person who grobs the glorp zorbing {TOPIC}?",
      ["glorp zorbing", "person grobs", "wint"]),
+    # a relative pronoun waiting for its verb takes the word after an article-led topic: "the" is the name's
+    (f"Who zorbs the glorp that the {TOPIC} flimps?", ["glorp flimps", "zorbs"]),
 ])
 def test_relative_clauses(question, expected):
     assert phrases(question) == expected

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 from kgtool.core.scope import Scope
-from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.c2rag_rerank import build_reranker
 from kgtool.reason.agents.offline.reagent_read import read_answer
 from kgtool.reason.agents.offline.text_reader import TextReader
@@ -106,15 +105,36 @@ def test_a_chain_of_stated_facts_keeps_its_answer_beside_passages(kg, tmp_path):
     assert not [m for m in _messages(kg, result.run_id) if m[0] == "retriever" and "passages" in m[2]]
 
 
-def test_a_revised_hop_keeps_where_its_fact_came_from():
-    """A hop revised after a rollback gets its fact back from the stored step, which does not keep whether
-    a fact file states it: the loop remembers it from the pool it was chosen from."""
+def test_a_revised_hop_keeps_where_its_fact_came_from(kg, tmp_path):
+    """A hop revised after a rollback gets its fact back from the stored step (hop/next_candidate), and a
+    judge reads the chain back (trace/chain): both keep whether a fact file states the fact, so a chain of
+    facts read off passages is not taken for a stated one; a link ReAgent reads off a sentence is never stated."""
+    from kgtool.reason.agents.offline.reagent_text import TextLinks
+    from kgtool.reason.taxonomy import ReagentError
+    from kgtool.reason.trace import TraceRecorder, candidate_row
+    from kgtool.retrieve.hop import read_pool
+    from kgtool.reason.graphview import GraphView
+
+    _ingest(kg, tmp_path)
+    kg.ingest_facts(_tsv(tmp_path / "kg.tsv", [
+        ("Anselm Drayke", "instrument", "Viola", "Anselm Drayke played the viola.")]))
+    drayke = kg.catalog.link("Anselm Drayke")
+    pool = read_pool(kg.db, None, drayke, Scope())
+    read = next(f for f in pool if not f.stated)  # extracted from a passage
+    stated = next(f for f in pool if f.stated)  # the fact file's
+    with kg.db.session() as session:
+        trace = TraceRecorder(kg.db, session, ReagentError)
+        trace.start_run("q?", "test", "offline", Scope(), {}, {})
+        rows = [TraceRecorder.step_row(hop=1, query="q1", gamma=1.5, entity_id=drayke, chosen=fact, answer="A",
+                                       candidates=[candidate_row(fact, score=1.0)]) for fact in (read, stated)]
+        steps = trace.record_steps(rows)
+        again = [trace.next_candidate(s.step_id) for s in steps]
+        assert [(f.fact_id, f.stated) for f in again] == [(read.fact_id, False), (stated.fact_id, True)]
+        chain = trace.chain([s.step_id for s in steps])
+        assert [r["stated"] for r in chain] == [False, True]
     state = _State()
-    read = CandidateFact("f1", "h", "H", "r", "t", "T", "H r T.", stated=False)
-    stated = CandidateFact("f2", "h", "H", "r", "u", "U", "H r U.")
-    state.remember([read, stated])
-    revised = CandidateFact("f1", "h", "H", "r", "t", "T", "H r T.")  # as read back: stated by default
-    hop = HopState("s1", 1, "q", "h", "H", revised, "t", "T")
-    assert not state.stated(revised) and not state.all_stated([hop])
-    assert state.all_stated([HopState("s2", 1, "q", "h", "H", stated, "u", "U")])
+    assert not state.all_stated([HopState("s1", 1, "q", drayke, "D", again[0], "t", "T")])
+    assert state.all_stated([HopState("s2", 1, "q", drayke, "D", again[1], "t", "T")])
     assert not state.all_stated([])  # no chain rests on nothing
+    links = TextLinks(kg.db, GraphView(kg.db, kg.catalog, Scope()), Scope()).of(drayke)
+    assert links and not any(link.stated or state.stated(link) for link in links)

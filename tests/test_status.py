@@ -140,6 +140,40 @@ def test_settle_requires_every_check():
     assert settle("answered", None, [], plan).status == "no_answer"
 
 
+def test_a_phrase_the_planner_left_gives_way_to_the_reading_check_that_explains_it():
+    """The planner scored only its own plan; the reading check reads the chain taken (with roles and
+    WordNet's doers): a phrase it finds a hop for is no gap, one it does not find stays one."""
+    from kgtool.reason.explains import Gaps
+
+    plan = Plan(["a"], topic="T", topic_id="t", relations=["r1"])
+    plan.unexplained = ["Who runs"]
+    chain = [hop(1)]
+    got = settle("answered", "X", chain, plan, reading_gaps=lambda: Gaps([], explained=["Who runs"]))
+    assert (got.status, got.reason) == ("answered", None)
+    got = settle("answered", "X", chain, plan, reading_gaps=lambda: Gaps([], explained=["Who leads"]))
+    assert got.status == "unverified" and "'Who runs'" in got.reason
+    # a reading check's own gap still counts, and the method's own judge still has the first word
+    got = settle("answered", "X", chain, plan, reading_gaps=lambda: Gaps(["hop 1 follows ..."], explained=["Who runs"]))
+    assert (got.status, got.reason) == ("unverified", "hop 1 follows ...")
+    got = settle("unverified", "X", chain, plan, method_reason="no", reading_gaps=lambda: Gaps([], ["Who runs"]))
+    assert got.status == "unverified" and got.reason.startswith("no")
+
+
+RUNS = [("Quillon Systems", "HAS_CEO", "Maren Holt"), ("Quillon Systems", "FOUNDED_BY", "Idris Calloway"),
+        ("Maren Holt", "BORN_IN", "Vestrand"), ("Brightmoor Labs", "HAS_CEO", "Tove Ekdahl")]
+
+
+def test_who_runs_a_company_is_answered_by_its_ceo(kg, tmp_path):
+    """"Who runs X?" against a graph that calls the relation "has ceo": no word shared; WordNet says what a
+    CEO does. Its founder is not who runs it."""
+    from helpers import ingest_triples
+
+    ingest_triples(kg, tmp_path / "kg.jsonl", RUNS)
+    for method in ("care", "c2rag", "vog"):
+        got = kg.answer("Who runs Quillon Systems?", method=method, agents="offline")
+        assert (got.answer, got.status) == ("Maren Holt", "answered"), (method, got.answer, got.status, got.reason)
+
+
 def test_settle_names_a_question_without_entities_only_when_nothing_linked():
     asked = []
 

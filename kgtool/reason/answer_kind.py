@@ -16,6 +16,14 @@ A place asked by a noun no relation is named after ("in what city ...": WordNet 
 sense under places) is read from relations said with "in" (kgtool.reason.kinds.puts_in_place): their
 objects are places, their subjects things somewhere. An answer that is the subject of such a fact and
 the object of none (an observatory located in a town) is a thing, not the place asked for.
+
+A noun that names a place by the people who hold it ("which country": WordNet's first sense of
+"country" is a politically organized body of people, its second the territory it occupies) asks for
+the whole such a people holds, not for a place within it: an answer that such a relation puts inside
+another place (a city located in its country) is a part of what was asked, and the graph, which names
+no country, cannot tell that it is one. The check then says so; the answer is not `answered`. (A graph
+that puts its countries inside continents loses those answers to `unverified` too: the price of not
+calling a city a country.)
 """
 from __future__ import annotations
 
@@ -95,6 +103,9 @@ def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relati
         return f"the question asks for a {kind}; {answer!r} is not one"
     keys = relations_of_kind(vocabulary, kind)
     if keys is None and answer_id is not None:
+        named = _per_vocabulary("words", vocabulary, _build_word_index).get(normalise_label(kind), ([], False))[0]
+        if last_relation_key in named and not read_backwards:
+            return None  # the last relation names the kind ("country of citizenship" for "which country")
         return _place_gap(db, vocabulary, kind, last_relation_key, answer, answer_id, read_backwards)
     if not keys or (last_relation_key in keys and not read_backwards) or answer_id is None:
         return None
@@ -105,11 +116,21 @@ def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relati
 
 
 def asks_place(kind: str | None) -> bool:
-    """Is the question's noun a place ("city", "country"), by its most frequent WordNet sense?"""
+    """Is the question's noun a place ("city"), by its most frequent WordNet sense, or a people's land
+    ("country": `asks_whole_place`)?"""
     if not kind or kind in _UNTYPED or " " in kind:
         return False
     lexicon = Lexicon.load()
-    return lexicon is not None and lexicon.names_place(kind)
+    return lexicon is not None and (lexicon.names_place(kind) or lexicon.names_polity(kind))
+
+
+def asks_whole_place(kind: str | None) -> bool:
+    """Does the question's noun name a place by the people who hold it ("country"; see the module
+    docstring): a place inside another place is not one?"""
+    if not kind or kind in _UNTYPED or " " in kind:
+        return False
+    lexicon = Lexicon.load()
+    return lexicon is not None and lexicon.names_polity(kind)
 
 
 def _place_gap(db, vocabulary: dict[str, list[str]], kind: str, last_relation_key: str, answer: str,
@@ -118,12 +139,18 @@ def _place_gap(db, vocabulary: dict[str, list[str]], kind: str, last_relation_ke
     if not asks_place(kind):
         return None
     keys = _per_vocabulary("places", vocabulary, _build_place_keys)
-    if not keys or (last_relation_key in keys and not read_backwards):
+    whole = asks_whole_place(kind)
+    # a last hop said with "in" reaches a place: enough for "which city", not for a whole ("which country")
+    if not keys or (last_relation_key in keys and not read_backwards and not whole):
         return None
     rows = db.read("graph/place_evidence", entity_id=answer_id, keys=keys)
-    if rows and rows[0]["subject"] and not rows[0]["object"]:
+    if not rows or not rows[0]["subject"]:
+        return None
+    if whole:
+        return f"the question asks for a {kind}; {answer!r} lies in another place, which may be the {kind}"
+    if not rows[0]["object"]:
         return f"the question asks for a {kind}; {answer!r} is a thing in a place, not a place"
     return None
 
 
-__all__ = ["TIME_KINDS", "asks_place", "kind_gap", "relations_of_kind"]
+__all__ = ["TIME_KINDS", "asks_place", "asks_whole_place", "kind_gap", "relations_of_kind"]

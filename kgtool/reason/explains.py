@@ -43,13 +43,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from kgtool.core.text import content_stems, light_stem, stems_match
+from kgtool.core.text import content_stems, stems_match
 from kgtool.core.types import CandidateFact
-from kgtool.reason.answer_kind import kind_gap
-from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES
+from kgtool.reason.answer_kind import asks_place, kind_gap
+from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.question import QuestionReading, Segment, read_question
 from kgtool.reason.relmatch import RelationProfile, phrase_core
-from kgtool.reason.roles import PhraseRole, clause_verb, conflict, evidence_phrasing, relation_role, segment_role
+from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, evidence_phrasing, reciprocal, relation_role,
+                                 says_doer, segment_role, shares_verb_sense)
 from kgtool.reason.segmatch import MAX_SYNONYMS, SYNONYM_WEIGHT, PhraseScorer, merged_text
 
 # a hop fitting a phrase below this leaves it unexplained: the offline agents' shared bar for "a relation
@@ -71,6 +72,7 @@ class ReadingGaps:
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
     weak_answer: str | None = None  # the relation of the last hop, when no phrase explains it
+    explained: list[str] = field(default_factory=list)  # phrases some hop explains at the bar
 
     def reasons(self) -> list[str]:
         out = []
@@ -89,6 +91,16 @@ class ReadingGaps:
         if self.weak_answer is not None:
             out.append(f"no phrase of the question asks for the last hop's {self.weak_answer!r}")
         return out
+
+
+class Gaps(list):
+    """The reasons a chain does not explain its question (a list of strings, as the status rule takes
+    them), and the phrases it does explain: the planner's own list of phrases it left (status.settle)
+    gives way to this check, which reads the chain actually taken with every reading it has."""
+
+    def __init__(self, reasons=(), explained=()):
+        super().__init__(reasons)
+        self.explained = frozenset(explained)
 
 
 class RelationVocabulary:
@@ -178,10 +190,22 @@ class ReadingCheck:
             return gaps
         texts = {s: merged_text([s]) for s in segments}
         self.scorer.prepare([(t, True) for t in dict.fromkeys(texts.values())])
-        hops = [(self.profile_of(_key(f), f.relation or ""), self.reverse_factor if f.direction == "in" else 1.0)
+        # a relation whose sides do the same to each other ("married") is read from either end alike
+        hops = [(self.profile_of(_key(f), f.relation or ""),
+                 self.reverse_factor if f.direction == "in" and not reciprocal(f.relation or "") else 1.0)
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
         turned = self._against_roles(reading, segments, facts, hops, fits)
+        last = len(facts) - 1
+        if facts[last].direction == "out" and asks_place(reading.answer_type) and \
+                puts_in_place(hops[last][0].label or facts[last].relation or ""):
+            # "which country is X in", "in what city is X": the kind is a place no relation is named after,
+            # and the last hop puts X in a place (a relation said with "in"); a phrase that says only the
+            # kind names that hop (answer_kind checks the place is of the kind)
+            for seg in segments:
+                if {w.lower() for w in seg.content} <= set(reading.answer_type.split()):
+                    fits[seg][last] = max(fits[seg][last], self.explains)
+        gaps.explained = [s.text for s in segments if max(fits[s]) >= self.explains]
         for seg in segments:
             if seg.optional or seg.soft:
                 continue
@@ -221,6 +245,10 @@ class ReadingCheck:
             return None
         kind = reading.answer_type
         prof, factor = hops[last]
+        if facts[last].direction == "out" and asks_place(kind) and puts_in_place(prof.label or facts[last].relation):
+            # "in what city is X": the kind is a place no relation is named after, and the last hop puts X in
+            # a place (a relation said with "in"); the kind names that hop (answer_kind checks the place)
+            return None
         # a fit the role check took away (0.0) stays away: the type does not turn a relation round
         framed = [f"{kind} {texts[s]}" for s in segments if (s.soft or s is segments[-1]) and fits[s][last] > 0.0]
         if kind and framed:
@@ -323,12 +351,18 @@ class ReadingCheck:
             if role == PhraseRole():
                 continue
             for h, (fact, (prof, factor)) in enumerate(zip(facts, hops)):
-                if fact.fact_id.startswith(PASSAGE_HOP) or fits[seg][h] <= 0.0:
+                if fact.fact_id.startswith(PASSAGE_HOP):
                     continue
                 # the fact's own sentence first: it may give a verb where the label is a noun
                 said = evidence_phrasing(fact.evidence or "", fact.head or "", fact.tail or "")
                 roles = relation_role(prof.label, (*said, *prof.templates))
-                synonym = role.adverbial and self._verb_synonym(seg, roles)
+                if fits[seg][h] < self.explains and says_doer(seg, role, roles, prof.label or fact.relation or "",
+                                                               fact.direction, self.scorer.lexicon):
+                    # "who runs X" against "X has ceo Y": WordNet says what a CEO does; the grammar, who it is
+                    fits[seg][h] = self.explains
+                if fits[seg][h] <= 0.0:
+                    continue
+                synonym = role.adverbial and shares_verb_sense(seg.content, roles, self.scorer.lexicon)
                 if conflict(role, roles, fact.direction, synonym_verb=synonym):
                     if (fits[seg][h] >= self.explains and fits[seg][h] >= max(fits[seg])) or \
                             fits[seg][h] >= max(raw[s][h] for s in segments):
@@ -339,22 +373,6 @@ class ReadingCheck:
                     # by X": X's "founded by" taken from its tail): no discount for the direction
                     fits[seg][h] /= factor
         return turned
-
-    def _verb_synonym(self, seg, relation) -> bool:
-        """Does a word of the phrase, read as a verb, share one of its frequent WordNet senses with the
-        relation's verb? ("based" and "founded": both "establish")"""
-        lexicon = self.scorer.lexicon
-        if lexicon is None or not relation.verb:
-            return False
-        for word in seg.content:
-            verb = lexicon.verb_base(word)
-            if lexicon.sense_count(verb) > LIGHT_VERB_SENSES:
-                continue  # "go", "get", "make": a light verb shares a sense with nearly every verb
-            others = [light_stem(w) for w in lexicon.synonyms(verb, pos="v", senses=VERB_SENSES)
-                      if " " not in w and lexicon.sense_count(w) <= LIGHT_VERB_SENSES]
-            if any(stems_match(o, v) for o in others for v in relation.verb):
-                return True
-        return False
 
     def _repeated(self, hops, fits, segments) -> list[tuple[int, str]]:
         """A relation the chain takes k times needs k phrases it explains ("X's mother's mother");
@@ -387,7 +405,7 @@ class ReadingCheck:
         return None
 
 
-def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
+def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
     """The reading check of a finished run (the runner's hook into the status rule): the question
     read around the chain's topic, scored against the facts the chain took. The offline planner's
     phrase scorer and relation profiles are reused (their vectors are already computed for this
@@ -395,10 +413,10 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     facts = [h.fact if h.fact is not None else _asked_of_passage(h) for h in chain
              if h.fact is not None or (h.answer and not h.generated)]
     if not facts:
-        return []
+        return Gaps()
     span = topic_span(question, plan, chain, kg.catalog.link_mentions)
     if span is None:
-        return []
+        return Gaps()
     gaps = fact_gaps(kg, planner, question, facts, span)
     last = chain[-1]
     if last.fact is not None:
@@ -413,7 +431,7 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> list[str]:
     return gaps
 
 
-def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: tuple[int, int]) -> list[str]:
+def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: tuple[int, int]) -> Gaps:
     """The reading check of the facts a chain took, the question read around the topic at `span`."""
     scorer = getattr(planner, "phrases", None)
     profiles = getattr(planner, "profiles", None)
@@ -428,7 +446,8 @@ def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: 
     check = ReadingCheck(scorer, profiles.of, vocabulary_of(kg.catalog, kg.matcher.encoder, stated_only=stated_only),
                          explains=float(getattr(settings, "offline_fit", EXPLAINS)),
                          reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)))
-    return check.check(read_question(question, span), facts).reasons()
+    found = check.check(read_question(question, span), facts)
+    return Gaps(found.reasons(), found.explained)
 
 
 def _asked_of_passage(hop) -> CandidateFact:
@@ -460,4 +479,4 @@ def topic_span(question: str, plan, chain, mentions: Callable[[str], list]) -> t
     return (found[0][0], found[0][1])
 
 
-__all__ = ["ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span", "vocabulary_of"]
+__all__ = ["Gaps", "ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span", "vocabulary_of"]

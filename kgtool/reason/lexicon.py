@@ -171,6 +171,32 @@ class Lexicon:
         """Is the noun's most frequent sense a place ("town", "country": WordNet's noun.location)?"""
         return _NOUN_LOCATION in _cached_lexfiles(self, noun.strip().lower(), senses, "n")
 
+    def names_polity(self, noun: str) -> bool:
+        """Is the noun's most frequent sense a body of people and its next one the land they hold
+        ("country": "a politically organized body of people", then "the territory occupied by a
+        nation"; WordNet's noun.group, then noun.location)? Such a noun names a place by who holds it."""
+        files = _cached_lexfiles(self, noun.strip().lower(), 2, "n")
+        return len(files) == 2 and files == (_NOUN_GROUP, _NOUN_LOCATION)
+
+    def says_doer(self, verb: str, noun: str) -> bool:
+        """Does the verb say what the person the noun names does ("lead" and "CEO", "manage" and
+        "director", "run" and "CEO")? Read from WordNet's pointers, over the verb's `VERB_SENSES` most
+        frequent senses and the noun's two: a noun derived from such a sense names a person the noun is a
+        kind of ("lead": "leader", which a CEO is, by hypernyms), or a verb derived from the noun or one of
+        those kinds is such a sense ("head": "be in charge of"), or the noun's definition names the act
+        derived from the sense ("run", "operate": "operation"; a CEO is "responsible for the operations").
+        A compound is read with its head ("chief executive": an executive)."""
+        return _cached_says_doer(self, verb.strip().lower(), noun.strip().lower())
+
+    def _pointers(self, offset: int, pos: str) -> list[tuple[str, int, str]]:
+        """(symbol, target offset, target part of speech) of a synset's pointers (wndb(5WN))."""
+        parts = self._parts(pos)
+        part = next((p for p in reversed(parts) if p.base <= offset), parts[0])
+        fields = part.read(offset).decode("utf-8", "replace").split(" | ", 1)[0].split()
+        at = 4 + 2 * int(fields[3], 16)
+        return [(fields[at + 1 + 4 * k], int(fields[at + 2 + 4 * k]), fields[at + 3 + 4 * k])
+                for k in range(int(fields[at]))]
+
     def synonyms(self, phrase: str, *, senses: int = 2, pos: str = "nv") -> list[str]:
         """Lemmas sharing one of the phrase's `senses` most frequent synsets (the phrase excluded)."""
         return list(_cached_synonyms(self, phrase.strip().lower(), senses, pos))
@@ -194,6 +220,8 @@ def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[
 
 _NOUN_PERSON = 18  # lexnames(5WN): the lexicographer file of nouns denoting people
 _NOUN_LOCATION = 15  # ... and of nouns denoting places
+_NOUN_ACT = 4  # ... and of nouns denoting acts ("operation", "management")
+_NOUN_GROUP = 14  # ... and of nouns denoting groupings of people or objects
 
 
 @lru_cache(maxsize=16384)
@@ -213,6 +241,57 @@ def _cached_glosses(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[s
             if offsets:
                 return tuple(g for g in (lex._synset_gloss(o, p) for o in offsets[:senses]) if g)
     return ()
+
+
+DOER_DEPTH = 5  # hypernym levels above a noun's sense still read as what it is ("CEO" .. "leader")
+
+
+@lru_cache(maxsize=16384)
+def _cached_says_doer(lex: Lexicon, verb: str, noun: str) -> bool:
+    verb_senses = []
+    for lemma in _lemma_forms(lex.verb_base(verb), "v"):
+        verb_senses = lex._offsets(lemma, "v")[:VERB_SENSES]
+        if verb_senses:
+            break
+    noun_senses: list[int] = []
+    for phrase in dict.fromkeys([noun, noun.split()[-1]] if noun else []):
+        # a compound and its head: a chief executive is an executive, whatever else WordNet files it as
+        for lemma in _forms(lex, phrase, "n"):
+            found = lex._offsets(lemma, "n")[:2]
+            if found:
+                noun_senses += found
+                break
+    if not verb_senses or not noun_senses or not any(lex._synset_lexfile(o, "n") == _NOUN_PERSON for o in noun_senses):
+        return False
+    kinds: set[int] = set()
+    frontier = [(o, 0) for o in noun_senses if lex._synset_lexfile(o, "n") == _NOUN_PERSON]
+    while frontier:
+        offset, depth = frontier.pop()
+        if offset in kinds:
+            continue
+        kinds.add(offset)
+        if depth < DOER_DEPTH:
+            frontier += [(t, depth + 1) for s, t, p in lex._pointers(offset, "n") if s in ("@", "@i") and p == "n"]
+    # a top sense ("person", "organism") is what every doer is: it says nothing of this one
+    kinds = {k for k in kinds if lex._synset_lexfile(k, "n") == _NOUN_PERSON and
+             any(s == "@" for s, _t, _p in lex._pointers(k, "n"))}
+    acts = {t for k in kinds for s, t, p in lex._pointers(k, "n") if s == "+" and p == "v"}
+    gloss = set(_stems(" ".join(lex._synset_gloss(o, "n") for o in noun_senses)))
+    for sense in verb_senses:
+        if sense in acts or any(s == "@" and t in acts for s, t, _p in lex._pointers(sense, "v")):
+            return True  # the act itself, or the sense is a way of doing it ("manage": "administer")
+        derived = [(t, p) for s, t, p in lex._pointers(sense, "v") if s == "+" and p == "n"]
+        if any(t in kinds for t, _p in derived):
+            return True
+        if any(_stems(w) & gloss for t, _p in derived if lex._synset_lexfile(t, "n") == _NOUN_ACT
+               for w in lex._synset_words(t, "n")):
+            return True
+    return False
+
+
+def _stems(text: str) -> set[str]:
+    from kgtool.core.text import content_stems
+    return set(content_stems(text))
 
 
 def _forms(lex: Lexicon, phrase: str, pos: str) -> list[str]:

@@ -176,7 +176,11 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         # after "does"/"did" the clause still needs its verb, the last content word said after the topic
         # ("Which firm does the Orvo Group own?": "own" is no noun the name modifies)
         stop = len(verb_part)
-        if any(t.low in _DO for t in frame):
+        if len(chunks) > 1 and not chunks[1].joined_by_of and chunks[1].toks[-1].low in RELATIVE_PRONOUNS:
+            # "the orchestra that the Dorrin Trust sponsors": a relative clause waits for its verb, which
+            # the word after the name is; the article is the name's own
+            stop = 0
+        elif any(t.low in _DO for t in frame):
             stop = max((i for i, t in enumerate(verb_part) if _is_content(t)), default=0)
         while j < stop and _is_content(verb_part[j]) and not (j and _is_participle(verb_part[j].low)):
             j += 1

@@ -334,8 +334,8 @@ def evidence_phrasing(sentence: str, head: str, tail: str) -> tuple[str, ...]:
 def shares_verb_sense(words: Sequence[str], relation: RelationRole, lexicon) -> bool:
     """Does a word, read as a verb, share one of its frequent WordNet senses with the relation's verb
     ("based" and "founded": both "establish")? Light verbs ("go", "make") share a sense with nearly
-    every verb and count for nothing. The planner's copy of the status rule's reading
-    (kgtool.reason.explains.ReadingCheck._verb_synonym), so that both read "where" alike."""
+    every verb and count for nothing. The planner and the status rule's reading check
+    (kgtool.reason.explains) both ask this one function, so that both read "where" alike."""
     if lexicon is None or not relation.verb:
         return False
     for word in words:
@@ -347,6 +347,36 @@ def shares_verb_sense(words: Sequence[str], relation: RelationRole, lexicon) -> 
         if any(stems_match(o, v) for o in others for v in relation.verb):
             return True
     return False
+
+
+def says_doer(seg: Segment, phrase: PhraseRole, relation: RelationRole, label: str, direction: str,
+              lexicon) -> bool:
+    """Does the phrase's verb say what the person a noun relation names does, with the answer on the
+    right side of it ("who runs X" against "X has ceo Y", "the firm run by Y" against the same fact from
+    Y's end)? The noun and the verb share no word; WordNet relates them (Lexicon.says_doer). The noun's
+    person is the tail of its fact, or the head for a noun said with its preposition ("member of")."""
+    if lexicon is None or relation.verb or not relation.noun or phrase.answer not in (AGENT, PATIENT):
+        return False
+    words = [w for w in label.replace("_", " ").lower().split() if _content(w) or w == "of"]
+    noun = " ".join(words[:words.index("of")] if "of" in words else words)
+    verb = next((w for w in seg.content if tuple(content_stems(w.lower())) == phrase.verb), None)
+    if not noun or verb is None:
+        return False
+    answer_is_person = (direction == "in") if relation.names_head else (direction != "in")
+    if phrase.answer != (AGENT if answer_is_person else PATIENT):
+        return False
+    return lexicon.says_doer(verb, noun)
+
+
+def reciprocal(label: str) -> bool:
+    """Is the relation named by a verb whose two sides do the same to each other ("married", "MARRIED_TO",
+    "wed")? Read from either end it says the same, so no direction of it is the wrong one."""
+    words = [w for w in label.replace("_", " ").lower().split() if _content(w)]
+    if not words:
+        return False
+    lexicon = Lexicon.load()
+    base = _finite_base(words[0]) or (lexicon.verb_base(words[0]) if lexicon is not None else words[0])
+    return base in _RECIPROCAL
 
 
 def _shares(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -361,6 +391,9 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
     if phrase.predicate and answer_is_tail and relation.noun and not relation.verb and \
             not relation.names_head and _shares(phrase.noun, relation.noun):
         return True  # "X is the founder of ...?" asks whose founder X is, not who X's founder is
+    if answer_is_tail and not phrase.predicate and not phrase.verb and relation.names_head and phrase.noun and \
+            _shares(phrase.noun, relation.noun):
+        return True  # "the capital of X" against "<capital> capital of <X>": the noun names the head
     rel = relation.tail if answer_is_tail else relation.head
     if rel is None and relation.noun and phrase.verb and _shares(relation.noun, phrase.verb):
         # a noun of the question's verb: "employer" is who employs, "employee" who is employed
@@ -387,4 +420,4 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
 
 
 __all__ = ["AGENT", "OBLIQUE", "PATIENT", "PhraseRole", "RelationRole", "clause_verb", "conflict",
-           "evidence_phrasing", "relation_role", "segment_role", "shares_verb_sense"]
+           "evidence_phrasing", "reciprocal", "relation_role", "says_doer", "segment_role", "shares_verb_sense"]

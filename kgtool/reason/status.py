@@ -8,7 +8,8 @@ settles every method's outcome here, once:
 
 - `answered` needs an answer, the method's own acceptance, a plan that leaves no
   relation phrase of the question unexplained (the planner's `unexplained`,
-  when the plan carries it), a chain that reaches every hop the plan asked for,
+  when the plan carries it, less the phrases the reading check below finds a hop
+  of the chain for: the planner scored only its own plan), a chain that reaches every hop the plan asked for,
   every hop supported (a fact or a passage, not generated from nothing), no
   hop the planner found to link two things of the same kind unnamed (a fund to the
   company it invested in, before "the CEO of the fund"), and a
@@ -57,11 +58,18 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
         return Settled("unverified" if answer else "no_answer", NO_ENTITY, no_entity=True)
     if not answer:
         return Settled("no_answer", method_reason or _first_gap(chain, plan) or "no chain reached an answer")
-    gaps = [g for g in (_unexplained(plan), _short(chain, plan), _unsupported(chain), _peer_link(chain, plan)) if g]
-    if method_status != "answered":
-        gaps.insert(0, method_reason or "the method's own check did not accept the chain")
-    if not gaps and reading_gaps is not None:
-        gaps = reading_gaps()
+    left = _left_by_plan(plan)
+    gaps = [g for g in (_short(chain, plan), _unsupported(chain), _peer_link(chain, plan)) if g]
+    judged = [] if method_status == "answered" else [method_reason or "the method's own check did not accept the chain"]
+    if not judged and not gaps and reading_gaps is not None:
+        read = reading_gaps()
+        # the planner saw only its own plan and scorer; the reading check reads the chain taken with every
+        # reading it has (roles, WordNet's doers): a phrase it finds a hop for is explained
+        left = [p for p in left if p not in getattr(read, "explained", ())]
+        gaps = list(read)
+    if left:
+        gaps.insert(0, "the chain does not explain " + ", ".join(repr(p) for p in left))
+    gaps = judged + gaps
     if gaps:
         return Settled("unverified", "; ".join(gaps))
     return Settled("answered", None)
@@ -71,12 +79,9 @@ def _stood_on_entity(chain: Sequence[HopState], plan: Plan | None) -> bool:
     return bool((plan is not None and plan.topic_id) or any(h.entity_id for h in chain))
 
 
-def _unexplained(plan: Plan | None) -> str | None:
+def _left_by_plan(plan: Plan | None) -> list[str]:
     """The question's relation phrases the plan left to no hop, as the planner lists them."""
-    left = [p for p in (getattr(plan, "unexplained", None) or []) if p and str(p).strip()]
-    if not left:
-        return None
-    return "the chain does not explain " + ", ".join(repr(str(p)) for p in left)
+    return [str(p) for p in (getattr(plan, "unexplained", None) or []) if p and str(p).strip()]
 
 
 def _peer_link(chain: Sequence[HopState], plan: Plan | None) -> str | None:

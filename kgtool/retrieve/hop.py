@@ -20,11 +20,13 @@ from kgtool.retrieve.scoring import default_registry
 
 
 def candidate_from_row(row: dict) -> CandidateFact:
+    """A fact as a stored read returns it; every such read says whether the fact is stated, so a
+    candidate read back from the trace (a reselection, a chain) keeps where its fact came from."""
     return CandidateFact(
         fact_id=row["fact_id"], head_id=row["head_id"], head=row["head"], relation=row["relation"],
         tail_id=row["tail_id"], tail=row["tail"], evidence=row.get("evidence") or "",
         relation_id=row.get("relation_id") or row.get("relation_key"), direction=row.get("direction", "out"),
-        rank=row.get("rank") or 0, score=row.get("score") or 0.0, stated=row.get("stated", True) is not False,
+        rank=row.get("rank") or 0, score=row.get("score") or 0.0, stated=row["stated"] is not False,
     )
 
 

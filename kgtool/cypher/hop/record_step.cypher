@@ -82,7 +82,9 @@ CALL () {
                   entity: s.entity, answer_id: s.answer_id, answer: s.answer,
                   generated: coalesce(s.generated, false), fact_id: f.id, head_id: h.id, head: h.name,
                   relation: f.relation, relation_key: f.relation_key, relation_id: f.relation_id, tail_id: t.id,
-                  tail: t.name, evidence: coalesce(f.evidence, ps.text), passage_id: ps.id}) AS chain
+                  tail: t.name, evidence: coalesce(f.evidence, ps.text), passage_id: ps.id,
+                  stated: f IS NOT NULL AND (f.source IN ['edit', 'base'] OR EXISTS { (:Edit)-[:ASSERTS]->(f) }
+                                             OR EXISTS { (:Source)-[:STATES]->(f) })}) AS chain
 }
 UNWIND recorded AS r
 RETURN r.step_id AS step_id, r.neff AS neff, r.state AS state, r.p AS p, chain

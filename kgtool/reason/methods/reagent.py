@@ -239,14 +239,12 @@ class ReAgent:
         # read from the ledger only if the verifier looks at them (the offline one does not)
         verified = Claims(ledger, lambda c: c.kind == "fact" and c.status == "accepted")
         ranked = steps.retrieve_hop(ctx, query, entity_id, self.top_k)
-        state.remember(ranked)
         judgements = verifier.verify(query, entity, ranked, hints=hints, verified=verified) if ranked else []
         chosen = steps.best_passing(ranked, judgements)
         source = "graph"
         if chosen is None and self.text and entity_id:
             links = _distinct(ctx.role("reagent_text").candidates(entity_id))
             text_ranked = ctx.retriever.rank(query, links, self.top_k) if links else []
-            state.remember(text_ranked)
             text_judged = (verifier.verify(query, entity, text_ranked, hints=hints, verified=verified)
                            if text_ranked else [])
             chosen = steps.best_passing(text_ranked, text_judged)
@@ -432,19 +430,12 @@ class _State:
     challenged: bool = False
     last_step_id: str | None = None
     branches: list[list[HopState]] = field(default_factory=list)
-    # candidate id -> stated (an edit or a fact file states it): a revised hop's fact is read back from
-    # the stored step, which does not keep where the fact came from
-    sources: dict[str, bool] = field(default_factory=dict)
 
-    def remember(self, candidates) -> None:
-        for c in candidates:
-            stated = c.kind == "fact" and c.stated
-            self.sources[c.fact_id] = self.sources[c.id] = stated
-
-    def stated(self, fact: CandidateFact | None) -> bool:
-        if fact is None:
-            return False
-        return self.sources.get(fact.fact_id, fact.kind == "fact" and fact.stated)
+    @staticmethod
+    def stated(fact: CandidateFact | None) -> bool:
+        """Does an edit or a fact file state the hop's fact? A link read off a passage is not stated, and
+        a fact read back from the trace (a revised hop's) keeps its flag."""
+        return fact is not None and fact.kind == "fact" and fact.stated
 
     def all_stated(self, chain: list[HopState]) -> bool:
         """A chain of facts an edit or a fact file states (not empty)."""

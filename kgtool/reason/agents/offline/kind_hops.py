@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
-from kgtool.reason.answer_kind import asks_place
+from kgtool.reason.answer_kind import asks_place, asks_whole_place
 from kgtool.reason.kinds import is_kind, label_kind, puts_in_place
 from kgtool.reason.question import QuestionReading
 
@@ -90,13 +90,18 @@ def _place_links(search: StructuredSearch, pool: list[CandidateFact], word: str,
                  ) -> list[CandidateFact]:
     """For a place asked by a noun no relation is named after ("in what city is the observatory ..."):
     the facts putting the path's entity in a place, read forwards, when the entity is a thing somewhere
-    and no place by the graph's relations said with "in" (kgtool.reason.kinds.puts_in_place)."""
+    and no place by the graph's relations said with "in" (kgtool.reason.kinds.puts_in_place); for a whole
+    a people holds ("in which country was X born": kgtool.reason.answer_kind.asks_whole_place), also
+    when the entity is a place inside another place, the birthplace a city in its country."""
     def label(fact: CandidateFact) -> str:
         return search.profile_of(fact).label or fact.relation
 
     placed = [f for f in pool if puts_in_place(label(f))]
-    if not placed or any(f.direction == "in" for f in placed) or not asks_place(word):
+    if not placed or not asks_place(word):
         return []
+    if any(f.direction == "in" for f in placed) and not asks_whole_place(word):
+        return []
+    placed = [f for f in placed if f.direction == "out"]
     return [f for f in placed if f.tail_id not in path.visited and f.head_id != f.tail_id and search.prior(f) >= 1.0]
 
 

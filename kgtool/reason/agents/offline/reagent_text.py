@@ -38,6 +38,7 @@ class PassageFact(CandidateFact):
     """A link read off one sentence of a Passage; the trace stores it as that Passage."""
 
     passage_id: str = ""
+    stated: bool = False  # read off a passage: no edit or fact file states it
 
     kind = "passage"
 
