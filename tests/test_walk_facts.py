@@ -194,6 +194,7 @@ def test_strict_recognition_counts_no_fact_that_misses_the_names(facts_kg):
 def test_a_walk_nothing_recognised_keeps_the_first_stage_ranking(facts_kg):
     # QUESTION names nothing the linker keeps, and no anchor means no fact fits: by default the walk is not
     # run (HippoRAG 2 returns its dense ranking then); `loose` walks from the plain top facts as before
+    # (here that walk put the town, the next hop, first: the price of not walking on unfiltered facts)
     kg = facts_kg
     dense = make_retriever(kg.db, "dense", embedder=kg.embedder)
     strict = make_retriever(kg.db, "dense+walk", embedder=kg.embedder)
