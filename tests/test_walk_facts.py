@@ -174,3 +174,42 @@ def test_the_doctor_finds_and_embeds_a_document_store_fact_without_a_vector(fact
     assert any("fact(s) without an embedding" in p for p in found.problems())
     assert kg.repair().facts_embedded == 1
     assert kg.health().ok and all(f["embedding"] for f in _facts(kg))
+
+
+def test_strict_recognition_counts_no_fact_that_misses_the_names(facts_kg):
+    # HippoRAG 2's filter may keep no fact; offline, a fact "fits" when it touches a name the question links
+    kg = facts_kg
+    probe = _unit(kg.embedder.encode([QUESTION]))[0]
+    scope = {"cases": None, "batches": None}
+    with kg.db.session() as session:
+        loose = fact_entity_seeds(kg.db, session, probe, scope, anchors=["name:no such entity"])
+        strict = fact_entity_seeds(kg.db, session, probe, scope, anchors=["name:no such entity"], strict=True)
+        unanchored = fact_entity_seeds(kg.db, session, probe, scope, strict=True)
+        anchored = fact_entity_seeds(kg.db, session, probe, scope, anchors=["name:river ashlow"], strict=True)
+    assert loose and "name:orvald brennick" in loose  # the plain top facts stand in for the missing match
+    assert strict == {} and unanchored == {}
+    assert "name:river ashlow" in anchored
+
+
+def test_a_walk_nothing_recognised_keeps_the_first_stage_ranking(facts_kg):
+    # QUESTION names nothing the linker keeps, and no anchor means no fact fits: by default the walk is not
+    # run (HippoRAG 2 returns its dense ranking then); `loose` walks from the plain top facts as before
+    # (here that walk put the town, the next hop, first: the price of not walking on unfiltered facts)
+    kg = facts_kg
+    dense = make_retriever(kg.db, "dense", embedder=kg.embedder)
+    strict = make_retriever(kg.db, "dense+walk", embedder=kg.embedder)
+    with kg.db.session() as session:
+        first = [(h.passage_id, h.score) for h in dense.retrieve(session, QUESTION, Scope(), 4)]
+        kept = [(h.passage_id, h.score) for h in strict.retrieve(session, QUESTION, Scope(), 4)]
+    assert kept == first
+    assert strict.walk["recognition"] == "strict" and strict.walk["seeds"] == "both"
+    loose = make_retriever(kg.db, "dense+walk", embedder=kg.embedder, walk={"recognition": "loose"})
+    with kg.db.session() as session:
+        walked = loose.retrieve(session, QUESTION, Scope(), 4)
+        named = strict.retrieve(session, "Which river runs through the town where Orvald Brennick was born?",
+                                Scope(), 4)
+    assert all("walk" in h.scores for h in walked) and loose.last_walk["passages"] > 0
+    # a question that names its entity still walks under the default
+    assert all("walk" in h.scores for h in named) and strict.last_walk["passages"] > 0
+    with pytest.raises(ConfigError, match="walk recognition"):
+        make_retriever(kg.db, "dense+walk", embedder=kg.embedder, walk={"recognition": "none"})

@@ -75,25 +75,29 @@ def _read(db, session, name: str, **params) -> list[dict]:
 
 
 def fact_entity_seeds(db, session, probe: Sequence[float], scope_params: dict, *, facts: int = FACTS,
-                      entities: int = ENTITIES, anchors: Sequence[str] = (), candidates: int = CANDIDATES
-                      ) -> dict[str, float]:
+                      entities: int = ENTITIES, anchors: Sequence[str] = (), candidates: int = CANDIDATES,
+                      strict: bool = False) -> dict[str, float]:
     """Entity id -> restart weight from the facts nearest to the question's embedding `probe` (unit length).
 
     anchors: entities the question names (linked by name). When given, only facts
     touching one of them count, out of the `candidates` nearest: the offline
     stand-in for HippoRAG 2's LLM filter, which keeps the facts that fit the
-    question. When none of the candidates touches an anchor, the plain top facts count.
+    question. When none of the candidates touches an anchor, the plain top facts count, unless
+    `strict`: then no fact counts (empty), as when HippoRAG 2's filter keeps no fact and it falls
+    back to dense passage retrieval; with `strict` and no anchors at all, too, nothing counts.
     Empty when the graph holds no embedded fact (a store ingested before facts
     were embedded: ingesting its corpus again embeds them, `embed_facts`).
     """
     if not fact_index_ready(db):
         return {}
     wanted = set(anchors)
+    if strict and not wanted:
+        return {}
     rows = _read(db, session, "walk/fact_seeds", embedding=[float(x) for x in probe],
                  limit=int(max(candidates, facts) if wanted else facts), **scope_params)
     if wanted:
         touching = [r for r in rows if r["head_id"] in wanted or r["tail_id"] in wanted]
-        rows = touching or rows
+        rows = touching if strict else (touching or rows)
     return entity_weights(rows[: int(facts)], entities=entities)
 
 

@@ -41,7 +41,10 @@ from kgtool.retrieve.scoring import default_registry, field_of
 POOLS = ("fulltext", "vector", "linked", "walk")
 WALK_FUSIONS = ("ppr", "rrf")
 WALK_SEEDS = ("names", "facts", "both")  # the walk's entity seeds (see PassageRetriever._walk_entities)
-WALK_DEFAULTS = {"fusion": "ppr", "seeds": "both", "passage_seeds": "pool"}
+WALK_DEFAULTS = {"fusion": "ppr", "seeds": "both", "passage_seeds": "pool", "recognition": "strict"}
+# seeds "both" when no near fact touches a linked name: "strict" seeds from the names alone, and with no names
+# keeps the first-stage ranking (HippoRAG 2 returns its dense ranking when its filter keeps no fact); "loose"
+WALK_RECOGNITION = ("strict", "loose")  # seeds from the plain top facts (the walk before session 39)
 WALK_PASSAGE_SEEDS = ("pool", "dense")  # the first-stage pool's scores, or the dense score of every walked passage
 FUSIONS = ("sum", "rrf")
 RRF_K = 60  # the usual reciprocal-rank constant: ranks past a few dozen barely differ
@@ -223,7 +226,8 @@ class PassageRetriever:
     walk's score alone as HippoRAG 2 does, ``rrf`` adds its reciprocal rank to the
     first-stage scorers'; seeds: the entities it restarts at, ``names`` linked in the
     question, ``facts`` of the nearest facts (HippoRAG 2's query-to-triple step) or
-    ``both`` (the default: the nearest facts that touch a linked name, and the names);
+    ``both`` (the default: the nearest facts that touch a linked name, and the names; recognition: see
+    WALK_RECOGNITION);
     passage_seeds: ``pool`` scores or ``dense`` cosines of every walked passage;
     facts, entities: kgtool.retrieve.fact_seeds' FACTS and ENTITIES).
     """
@@ -255,13 +259,11 @@ class PassageRetriever:
         self.seeds = max(1, int(seeds))
         self.link_weight = float(link_weight)
         self.walk = {**WALK_DEFAULTS, **(walk or {})}
-        if self.walk["fusion"] not in WALK_FUSIONS:
-            raise ConfigError(f"unknown walk fusion {self.walk['fusion']!r}; use one of {', '.join(WALK_FUSIONS)}")
-        if self.walk["seeds"] not in WALK_SEEDS:
-            raise ConfigError(f"unknown walk seeds {self.walk['seeds']!r}; use one of {', '.join(WALK_SEEDS)}")
-        if self.walk["passage_seeds"] not in WALK_PASSAGE_SEEDS:
-            raise ConfigError(f"unknown walk passage seeds {self.walk['passage_seeds']!r}; use one of "
-                              f"{', '.join(WALK_PASSAGE_SEEDS)}")
+        for key, allowed in (("fusion", WALK_FUSIONS), ("seeds", WALK_SEEDS), ("recognition", WALK_RECOGNITION),
+                             ("passage_seeds", WALK_PASSAGE_SEEDS)):
+            if self.walk[key] not in allowed:
+                raise ConfigError(f"unknown walk {key.replace('_', ' ')} {self.walk[key]!r}; use one of "
+                                  f"{', '.join(allowed)}")
         if "walk" in pools and (self.walk["seeds"] != "names"
                                 or self.walk["passage_seeds"] == "dense") and embedder is None:
             raise ConfigError("the walk's fact or dense seeds need an embedder: PassageRetriever(..., embedder=kg.embedder)")
@@ -351,9 +353,14 @@ class PassageRetriever:
         from kgtool.retrieve.walk import read_subgraph, walk_scores
 
         options = {k: v for k, v in self.walk.items() if k not in ("fusion", "seeds", "passage_seeds", "facts",
-                                                                   "entities")}
+                                                                   "entities", "recognition")}
         graph_options = {k: options.pop(k) for k in ("per_entity", "max_new") if k in options}
         entities = self._walk_entities(session, query, scope)
+        if not entities and self.walk["recognition"] == "strict":
+            # nothing named or recognised: a walk would only smooth the pool's ranking through the entities its
+            # passages share (and a hub of them), so the ranking stays as HippoRAG 2 keeps its dense one
+            self.last_walk = {"passages": 0, "entities": 0, "edges": 0}
+            return pool, total, order
         seeds = [pool[i].passage_id for i in order]
         graph = read_subgraph(self.db, session, seeds, list(entities), _scope_params(scope), **graph_options)
         known = {h.passage_id for h in pool}
@@ -394,9 +401,11 @@ class PassageRetriever:
         limits = {k: int(self.walk[k]) for k in ("facts", "entities") if k in self.walk}
         probe = _unit(self.embedder.encode([query]))[0]
         anchors = names if kind == "both" else ()
-        weights = fact_entity_seeds(self.db, session, probe, _scope_params(scope), anchors=anchors, **limits)
+        strict = kind == "both" and self.walk["recognition"] == "strict"
+        weights = fact_entity_seeds(self.db, session, probe, _scope_params(scope), anchors=anchors, strict=strict,
+                                    **limits)
         if not weights:
-            return names or self._question_entities(session, query)
+            return names if strict else (names or self._question_entities(session, query))
         if kind == "both":
             # a linked name weighs as much as an entity of the best fact: 1 / its passage degree
             for row in _read(self.db, session, "walk/entity_info", ids=names):
@@ -451,9 +460,8 @@ def _reciprocal_ranks(values: np.ndarray) -> np.ndarray:
 
 
 __all__ = ["POOLS", "FUSIONS", "PRESETS", "make_retriever", "DenseScorer", "FulltextScorer", "PassageRetriever",
-           "embed_missing", "embed_passages", "model_name",
-           "embedding_text", "linked_passages", "lucene_query", "passage_scorers", "search_passages",
-           "stored_embeddings", "vector_passages"]
+           "embed_missing", "embed_passages", "model_name", "embedding_text", "linked_passages", "lucene_query",
+           "passage_scorers", "search_passages", "stored_embeddings", "vector_passages"]
 
 
 # ------------------------------------------------------------------------------ presets
