@@ -63,6 +63,26 @@ def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], 
             or any(p.search(f"{h.title}\n{h.text}") for p in patterns)]
 
 
+def anchored_passages(ctx: RunContext, known: Sequence[str], asked: Sequence[str], question: str, k: int,
+                       entity_ids: Sequence[str]) -> list:
+    """Passages for a hop asked of a known entity, read from text: those retrieved for its name with what
+    the hop asks, and for that with the whole question; of them, the pages of its own document when any
+    are there, else those naming it, else all. The question's other words name the other hops: ranked on
+    them alone, a store of documents puts the first hop's pages and strangers' pages sharing a word
+    ("charge") before the page about the entity the hop is asked of."""
+    hits = retrieve_passages(ctx, " ".join([*known, *asked]), k)
+    seen = {h.passage_id for h in hits}
+    hits += [h for h in retrieve_passages(ctx, " ".join([*known, *asked, question]), k) if h.passage_id not in seen]
+    titles = {_title_key(n) for n in known if n}
+    own = [h for h in hits if _title_key(h.title or "") in titles]
+    return own or passages_naming(ctx, hits, entity_ids, known) or hits
+
+
+def _title_key(title: str) -> str:
+    """A page title as a name: "Dead Ernest (novel)" is a page about Dead Ernest."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().lower()
+
+
 def neighbour_pools(ctx: RunContext, entity_ids: Sequence[str]) -> dict[str, list[CandidateFact]]:
     """Each entity's 1-hop facts in the answer's scope, in one read (one fact per relation group)."""
     pools, _cut = read_pools(ctx.db, ctx.session, list(entity_ids), ctx.scope, per_group=1)
