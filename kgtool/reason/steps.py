@@ -64,18 +64,26 @@ def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], 
 
 
 def anchored_passages(ctx: RunContext, known: Sequence[str], asked: Sequence[str], question: str, k: int,
-                       entity_ids: Sequence[str]) -> list:
-    """Passages for a hop asked of a known entity, read from text: those retrieved for its name with what
-    the hop asks, and for that with the whole question; of them, the pages of its own document when any
-    are there, else those naming it, else all. The question's other words name the other hops: ranked on
-    them alone, a store of documents puts the first hop's pages and strangers' pages sharing a word
-    ("charge") before the page about the entity the hop is asked of."""
-    hits = retrieve_passages(ctx, " ".join([*known, *asked]), k)
-    seen = {h.passage_id for h in hits}
-    hits += [h for h in retrieve_passages(ctx, " ".join([*known, *asked, question]), k) if h.passage_id not in seen]
+                       entity_ids: Sequence[str], says: float = 0.25) -> list:
+    """Passages for a phrase asked of a known entity, read from text: the pages of the entity's own
+    document, when one of them leans towards what is asked (the offline matcher's `expresses`, at least
+    `says` on its 0..1 scale: "President" for "in charge" is 0.27, a page about a river for "which
+    bassist co-founded" 0), else those retrieved for it with the whole question. Ranked on the question, a store of documents puts
+    the first hop's pages and strangers' pages sharing a word ("charge") before the page about the
+    entity the phrase is asked of; where that page says nothing of it, the question's own passages
+    are the better bet."""
+    full = retrieve_passages(ctx, " ".join([*known, *asked, question]), k)
+    seen = {h.passage_id for h in full}
+    hits = full + [h for h in retrieve_passages(ctx, " ".join([*known, *asked]), k) if h.passage_id not in seen]
     titles = {_title_key(n) for n in known if n}
     own = [h for h in hits if _title_key(h.title or "") in titles]
-    return own or passages_naming(ctx, hits, entity_ids, known) or hits
+    matcher = ctx.services.matcher
+    if own and matcher is not None:
+        prof = matcher.profile("asked:" + "|".join(asked), list(asked))
+        analyses = matcher.analyse_many([(h.text or "", ()) for h in own], whole=False)
+        if any(matcher.expresses(a, prof) >= says for a in analyses):
+            return own
+    return full
 
 
 def _title_key(title: str) -> str:

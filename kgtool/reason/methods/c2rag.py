@@ -326,7 +326,8 @@ class C2Rag:
         returns strangers' pages; a hop known only from passages keeps all (the question finds the page)."""
         known = [a.name for a in anchors[:1]] or [t for t in (c.head, c.tail) if not is_variable(t)]
         asked = c.variants or [c.relation]
-        if named is None and is_variable(c.head) and is_variable(c.tail):  # a bridge's own pages first
+        # a phrase no graph relation answered, asked of its known end: that end's own pages first
+        if named is None and c.relation_key is None and question != c.relation and "compared" not in c.types.values():
             pool = steps.anchored_passages(ctx, known, asked, question, self.passage_pool,
                                            [a.entity_id for a in anchors[:1]])
         else:

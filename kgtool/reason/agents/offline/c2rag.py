@@ -113,7 +113,7 @@ class OfflineConstraintPlanner:
             # nor is a passage hop whose own words say no phrase of the question: the chain stops before
             # it, and the phrases beyond the hops kept are read from text, one constraint each
             said = c2rag_chain.said_prefix(reading, base, [self._label(k) for k in relations], stated,
-                                           self.matcher)
+                                           self.matcher, supports)
             beyond = c2rag_chain.phrases_beyond(reading, base, said) if said < len(relations) else []
             if beyond is None:  # phrases the reading left whole: the search's path and the question stand
                 beyond = []

@@ -17,10 +17,10 @@ of that list, both about the question's phrases, never about any data set's word
   reading of the question at all, only the planner's best guess for its one phrase), and not when the
   chain's end already is of the kind the question asks for ("What currency ..." ending at an object of
   a `currency` fact): the unexplained phrase then only says more of the answer the chain reached.
-- A hop through a relation only read from passages is walked only where its own words say the question's
-  phrase it stands for (`said`): the search credits a fragment with words it shares no meaning with
-  ("to the east by" for "stores ... state ... died"), and a hop that explains no phrase at all is a
-  silent bridge through a sentence fragment. The chain stops before the first such hop, and the phrases
+- A hop through a relation only read from passages is walked only where it is supported or its own
+  words say the question's phrase it stands for (`said`): the search credits a fragment with words it
+  shares no meaning with ("region of" for "country ... located", a phrase it then leaves unexplained),
+  and a hop that explains no phrase at all is a silent bridge through a sentence fragment. The chain stops before the first such hop, and the phrases
   of the question beyond the hops it keeps are asked of text, one constraint each (`phrases_beyond`),
   instead of following fragments unrelated to them.
 """
@@ -103,16 +103,18 @@ def said(matcher, label: str, phrases: Sequence[str]) -> bool:
 
 
 def said_prefix(reading: QuestionReading | None, base, labels: Sequence[str], stated: Collection[str],
-                matcher) -> int:
+                matcher, supports: Sequence[bool]) -> int:
     """How many leading hops the question says: a stated relation always (the graph's own vocabulary),
-    a relation read only from passages when its label says a phrase it accounts for (`said`)."""
+    a relation read only from passages when it accounts for a phrase the plan does not leave
+    unexplained (`supported`) or its label says a phrase it accounts for (`said`). A hop that accounts
+    for no phrase (a silent bridge through "and", "in") is neither."""
     if reading is None:
         return len(labels)
     aligned = hop_phrases(reading, base)
     keys = list(getattr(base, "relations", None) or [])
     required = reading.required
     for i, label in enumerate(labels):
-        if keys[i] in stated:
+        if keys[i] in stated or (i < len(supports) and supports[i] and aligned[i]):
             continue
         if not said(matcher, label, [required[k].text for k in aligned[i]]):
             return i
