@@ -159,3 +159,21 @@ def test_a_relation_label_says_a_phrase_only_where_it_explains_one_of_its_words(
     assert not c2rag_chain.said(m, "region of", ["country is located in"])
     assert not c2rag_chain.said(m, "a silent drama film directed and written by", ["spouse"])
     assert not c2rag_chain.said(m, "and", [])
+
+
+def test_the_phrases_beyond_the_kept_hops_are_asked_one_by_one_unless_the_reading_left_a_clause_whole():
+    """After the hops kept, each relation phrase of the question is one constraint; a last phrase that
+    only names the answer's type asks nothing; a 'phrase' of more content words than one relation has
+    is a clause the reading did not split, and the search's path stands."""
+    q = "Who was in charge of the country Marn Vale is located in?"
+    base = _plan(q, "Marn Vale", left=["country is located in", "Who was in charge"], explained=[["country"]],
+                 relations=["rel:region of"])
+    reading = c2rag_chain.reading_of(q, base)
+    assert c2rag_chain.phrases_beyond(reading, base, 0) == ["country is located in", "Who was in charge"]
+    assert c2rag_chain.phrases_beyond(reading, base, 1) == ["Who was in charge"]
+    q = "Which city is Kell Harbour's place of birth?"
+    base = _plan(q, "Kell Harbour", explained=[["place", "birth"]], relations=["rel:born in"])
+    assert c2rag_chain.phrases_beyond(c2rag_chain.reading_of(q, base), base, 0) == ["place of birth"]
+    q = "The song by Tam Oddi was included in an album by a singer that has sold how many records worldwide?"
+    base = _plan(q, "Tam Oddi", relations=["rel:with"], explained=[[]])
+    assert c2rag_chain.phrases_beyond(c2rag_chain.reading_of(q, base), base, 0) is None
