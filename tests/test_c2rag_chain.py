@@ -122,3 +122,58 @@ def test_a_chain_end_read_forwards_through_a_relation_named_after_the_asked_kind
     q = "Who was in charge of the country Marn Vale is located in?"
     reading = c2rag_chain.reading_of(q, _plan(q, "Marn Vale"))
     assert not c2rag_chain.end_of_asked_kind(reading, "leader", "out", None, {}, None)
+
+
+UNSAID_DOCS = [
+    {"id": "u0", "title": "Kessa Dune", "text": "Kessa Dune is a town in the central Orro region of Velmark. "
+                                                "It is mostly inhabited by herders of the Orro clan."},
+    {"id": "u1", "title": "Velmark", "text": "On 10 May 2011, parliament elected Tamsin Roe as the new President "
+                                             "of Velmark. President Roe later appointed Ivo Brand as Prime Minister."},
+    {"id": "u2", "title": "Pellow Harbour", "text": "Dorrin Hale was in charge of the harbour works at Pellow "
+                                                    "for many years."},
+]
+
+
+def test_a_passage_hop_whose_words_say_no_phrase_of_the_question_is_not_walked(kg, tmp_path):
+    """'Who was in charge of the country Kessa Dune is located in?': the passages give Kessa Dune a
+    relation read from a sentence fragment ('region of') that the search credits with 'country ...
+    located', though its words say neither. The chain does not walk it: each phrase of the question is
+    asked of text in turn (the country of Kessa Dune, then who was in charge of it), each read from the
+    pages about what the hop is asked of, and the answer is the person the country's page names."""
+    _ingest(kg, tmp_path, [], UNSAID_DOCS)
+    q = "Who was in charge of the country Kessa Dune is located in?"
+    result = kg.answer(q, method="c2rag", agents="offline")
+    trace = kg.trace(result.run_id)
+    patterns = [k["pattern"] for k in sorted(trace["constraints"], key=lambda k: k["index"])]
+    assert patterns[0].startswith("(Kessa Dune, country is located in, ?x1")
+    assert any("Who was in charge" in p for p in patterns[1:])
+    assert result.answer == "Tamsin Roe"
+
+
+def test_a_relation_label_says_a_phrase_only_where_it_explains_one_of_its_words(kg_session):
+    """The label alone is read, not the sentence it came from: 'directed by' says 'director', a
+    fragment about a region says nothing of 'country is located in', nor does any label say a hop
+    that accounts for no phrase."""
+    m = kg_session.matcher
+    assert c2rag_chain.said(m, "romantic drama film directed by", ["director"])
+    assert not c2rag_chain.said(m, "region of", ["country is located in"])
+    assert not c2rag_chain.said(m, "a silent drama film directed and written by", ["spouse"])
+    assert not c2rag_chain.said(m, "and", [])
+
+
+def test_the_phrases_beyond_the_kept_hops_are_asked_one_by_one_unless_the_reading_left_a_clause_whole():
+    """After the hops kept, each relation phrase of the question is one constraint; a last phrase that
+    only names the answer's type asks nothing; a 'phrase' of more content words than one relation has
+    is a clause the reading did not split, and the search's path stands."""
+    q = "Who was in charge of the country Marn Vale is located in?"
+    base = _plan(q, "Marn Vale", left=["country is located in", "Who was in charge"], explained=[["country"]],
+                 relations=["rel:region of"])
+    reading = c2rag_chain.reading_of(q, base)
+    assert c2rag_chain.phrases_beyond(reading, base, 0) == ["country is located in", "Who was in charge"]
+    assert c2rag_chain.phrases_beyond(reading, base, 1) == ["Who was in charge"]
+    q = "Which city is Kell Harbour's place of birth?"
+    base = _plan(q, "Kell Harbour", explained=[["place", "birth"]], relations=["rel:born in"])
+    assert c2rag_chain.phrases_beyond(c2rag_chain.reading_of(q, base), base, 0) == ["place of birth"]
+    q = "The song by Tam Oddi was included in an album by a singer that has sold how many records worldwide?"
+    base = _plan(q, "Tam Oddi", relations=["rel:with"], explained=[[]])
+    assert c2rag_chain.phrases_beyond(c2rag_chain.reading_of(q, base), base, 0) is None

@@ -63,6 +63,34 @@ def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], 
             or any(p.search(f"{h.title}\n{h.text}") for p in patterns)]
 
 
+def anchored_passages(ctx: RunContext, known: Sequence[str], asked: Sequence[str], question: str, k: int,
+                       entity_ids: Sequence[str], says: float = 0.25) -> list:
+    """Passages for a phrase asked of a known entity, read from text: the pages of the entity's own
+    document, when one of them leans towards what is asked (the offline matcher's `expresses`, at least
+    `says` on its 0..1 scale: "President" for "in charge" is 0.27, a page about a river for "which
+    bassist co-founded" 0), else those retrieved for it with the whole question. Ranked on the question, a store of documents puts
+    the first hop's pages and strangers' pages sharing a word ("charge") before the page about the
+    entity the phrase is asked of; where that page says nothing of it, the question's own passages
+    are the better bet."""
+    full = retrieve_passages(ctx, " ".join([*known, *asked, question]), k)
+    seen = {h.passage_id for h in full}
+    hits = full + [h for h in retrieve_passages(ctx, " ".join([*known, *asked]), k) if h.passage_id not in seen]
+    titles = {_title_key(n) for n in known if n}
+    own = [h for h in hits if _title_key(h.title or "") in titles]
+    matcher = ctx.services.matcher
+    if own and matcher is not None:
+        prof = matcher.profile("asked:" + "|".join(asked), list(asked))
+        analyses = matcher.analyse_many([(h.text or "", ()) for h in own], whole=False)
+        if any(matcher.expresses(a, prof) >= says for a in analyses):
+            return own
+    return full
+
+
+def _title_key(title: str) -> str:
+    """A page title as a name: "Dead Ernest (novel)" is a page about Dead Ernest."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().lower()
+
+
 def neighbour_pools(ctx: RunContext, entity_ids: Sequence[str]) -> dict[str, list[CandidateFact]]:
     """Each entity's 1-hop facts in the answer's scope, in one read (one fact per relation group)."""
     pools, _cut = read_pools(ctx.db, ctx.session, list(entity_ids), ctx.scope, per_group=1)

@@ -28,10 +28,8 @@ steps that checked it) is written to its node as it happens.
 from __future__ import annotations
 
 from typing import ClassVar
-
 from kgtool.core.configs import PartConfig, setting
 from kgtool.errors import ConfigError
-
 import difflib
 from dataclasses import dataclass, field
 
@@ -212,7 +210,8 @@ class C2Rag:
             g.state, g.hop = "resolved", hop
             _induce(g, stored["candidates"], anchor_ids, want)
             g.members = settled_members(ranked, groups, anchor_ids)
-            g.evidence = self._fact_evidence(ctx, [cand["id"] for cand in stored["candidates"]])
+            # the resolved constraint's facts as text: their source passages, else their evidence sentences
+            g.evidence = C2ragRecorder(ctx).fact_texts([cand["id"] for cand in stored["candidates"]])
             props.update(state="resolved", source="graph")
             self._update(ctx, g, props, [{"step_id": hop.step_id, "phase": "structural"}])
             return g
@@ -326,8 +325,13 @@ class C2Rag:
         the known end or a candidate, since ranked retrieval in a store of documents about other things
         returns strangers' pages; a hop known only from passages keeps all (the question finds the page)."""
         known = [a.name for a in anchors[:1]] or [t for t in (c.head, c.tail) if not is_variable(t)]
-        query = " ".join([*known, *(c.variants or [c.relation]), question])
-        pool = steps.retrieve_passages(ctx, query, self.passage_pool)
+        asked = c.variants or [c.relation]
+        # a phrase no graph relation answered, asked of its known end: that end's own pages first
+        if named is None and c.relation_key is None and question != c.relation and "compared" not in c.types.values():
+            pool = steps.anchored_passages(ctx, known, asked, question, self.passage_pool,
+                                           [a.entity_id for a in anchors[:1]])
+        else:
+            pool = steps.retrieve_passages(ctx, " ".join([*known, *asked, question]), self.passage_pool)
         if named is not None:
             pool = steps.passages_naming(ctx, pool, [a.entity_id for a in anchors] + [i for i, _n in named],
                                          [*known, *(n for _i, n in named if n)])
@@ -429,10 +433,6 @@ class C2Rag:
     def _update(self, ctx: RunContext, g: Grounding, props: dict, step_links: list[dict] | None = None) -> None:
         C2ragRecorder(ctx).update([{"id": g.constraint.id, "props": props, "steps": step_links or [],
                                     "binds": None}])
-
-    def _fact_evidence(self, ctx: RunContext, fact_ids: list[str]) -> list[str]:
-        """The resolved constraint's facts as text: their source passages, else their evidence sentences."""
-        return C2ragRecorder(ctx).fact_texts(fact_ids)
 
     # ------------------------------------------------------------------ answer
     def _finish(self, ctx: RunContext, question: str, plan: ConstraintPlan, done: dict, bindings: dict,

@@ -66,6 +66,7 @@ class OfflineConstraintPlanner:
         self.planner = env.agents.planner
         self.catalog = env.services.catalog
         self.db = getattr(getattr(env, "graph", None), "db", None)
+        self.matcher = env.services.matcher
 
     def plan(self, question: str, variants: int = 3) -> ConstraintPlan:
         form = answer_form(question)
@@ -105,29 +106,31 @@ class OfflineConstraintPlanner:
         if relations and base.topic:
             reading = c2rag_chain.reading_of(question, base)
             supports = c2rag_chain.supported(reading, base)
+            stated = catalog.stated_vocabulary()
             # a trailing hop through a passage relation that explains nothing the question asks is
             # the search's guess, not the question's relation (kgtool.reason.agents.offline.c2rag_chain)
-            relations = relations[:c2rag_chain.kept_hops(supports, relations, catalog.stated_vocabulary())]
+            relations = relations[:c2rag_chain.kept_hops(supports, relations, stated)]
+            # nor is a passage hop whose own words say no phrase of the question: the chain stops before
+            # it, and the phrases beyond the hops kept are read from text, one constraint each
+            said = c2rag_chain.said_prefix(reading, base, [self._label(k) for k in relations], stated,
+                                           self.matcher, supports)
+            beyond = c2rag_chain.phrases_beyond(reading, base, said) if said < len(relations) else []
+            if beyond is None:  # phrases the reading left whole: the search's path and the question stand
+                beyond = []
+            elif said < len(relations):
+                relations = relations[:said]
+            if not relations and not beyond:
+                return ConstraintPlan([self._single(question, base.topic)], "?answer")
             directions = list(getattr(base, "directions", []) or []) + ["out"] * len(relations)
             reached = list(getattr(base, "entities", []) or []) + [None] * len(relations)
-            # a hop that ends at an entity the question names ends at a constant, not an unknown: the
-            # constraint then checks the unknown before it ("the song ... recorded in Lisbon")
-            named = {m[2] for m in catalog.link_mentions(question)} - {base.topic_id}
-            constants = [bool(reached[i] in named) for i in range(len(relations))]
-            if all(constants):
-                constants[-1] = False  # something must stay unknown: the answer
-            constraints = []
-            prev, target = base.topic, None
-            for i, key in enumerate(relations):
-                phrases = catalog.relation_phrases(key)
-                label = phrases[0] if phrases else key
-                end = catalog.entity_name(reached[i]) if constants[i] else f"?x{i + 1}"
-                head, tail = (prev, end) if directions[i] != "in" else (end, prev)
-                constraints.append(Constraint(i, head, label, tail, _variants(label, phrases, variants),
-                                              relation_key=key))
-                if not constants[i]:
-                    target = end
-                prev = end
+            constraints, prev, target = self._hops(question, base, relations, directions, reached, variants,
+                                                   last_unknown=not beyond)
+            if beyond:
+                for phrase in beyond:
+                    end = f"?x{len(constraints) + 1}"
+                    constraints.append(Constraint(len(constraints), prev, phrase, end, [phrase]))
+                    prev = target = end
+                return ConstraintPlan(constraints, target)
             if target is not None and self._beyond(question, base, reading, supports[:len(relations)],
                                                    constraints, directions[len(relations) - 1],
                                                    reached[len(relations) - 1]):
@@ -141,6 +144,34 @@ class OfflineConstraintPlanner:
                 return ConstraintPlan(constraints, _BEYOND)
             return ConstraintPlan(constraints, target)
         return ConstraintPlan([self._single(question, base.topic)], "?answer")
+
+    def _label(self, key: str) -> str:
+        phrases = self.catalog.relation_phrases(key)
+        return phrases[0] if phrases else key
+
+    def _hops(self, question: str, base, relations: list[str], directions: list[str], reached: list,
+              variants: int, *, last_unknown: bool) -> tuple[list[Constraint], str, str | None]:
+        """The constraints of the planner's hops kept: (constraints, the chain's end, the last unknown)."""
+        catalog = self.catalog
+        # a hop that ends at an entity the question names ends at a constant, not an unknown: the
+        # constraint then checks the unknown before it ("the song ... recorded in Lisbon")
+        named = {m[2] for m in catalog.link_mentions(question)} - {base.topic_id}
+        constants = [bool(reached[i] in named) for i in range(len(relations))]
+        if constants and all(constants) and last_unknown:
+            constants[-1] = False  # something must stay unknown: the answer
+        constraints = []
+        prev, target = base.topic, None
+        for i, key in enumerate(relations):
+            phrases = catalog.relation_phrases(key)
+            label = phrases[0] if phrases else key
+            end = catalog.entity_name(reached[i]) if constants[i] else f"?x{i + 1}"
+            head, tail = (prev, end) if directions[i] != "in" else (end, prev)
+            constraints.append(Constraint(i, head, label, tail, _variants(label, phrases, variants),
+                                          relation_key=key))
+            if not constants[i]:
+                target = end
+            prev = end
+        return constraints, prev, target
 
     def _beyond(self, question: str, base, reading, supports: list[bool], constraints: list[Constraint],
                 last_direction: str, end_id: str | None) -> bool:

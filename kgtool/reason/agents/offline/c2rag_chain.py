@@ -17,6 +17,12 @@ of that list, both about the question's phrases, never about any data set's word
   reading of the question at all, only the planner's best guess for its one phrase), and not when the
   chain's end already is of the kind the question asks for ("What currency ..." ending at an object of
   a `currency` fact): the unexplained phrase then only says more of the answer the chain reached.
+- A hop through a relation only read from passages is walked only where it is supported or its own
+  words say the question's phrase it stands for (`said`): the search credits a fragment with words it
+  shares no meaning with ("region of" for "country ... located", a phrase it then leaves unexplained),
+  and a hop that explains no phrase at all is a silent bridge through a sentence fragment. The chain stops before the first such hop, and the phrases
+  of the question beyond the hops it keeps are asked of text, one constraint each (`phrases_beyond`),
+  instead of following fragments unrelated to them.
 """
 from __future__ import annotations
 
@@ -54,6 +60,89 @@ def supported(reading: QuestionReading | None, base) -> list[bool]:
         phrases = [seg for seg in reading.segments if said & {w.lower() for w in seg.content}]
         out.append(any(seg.text not in left for seg in phrases))
     return out
+
+
+# how well a relation's label must explain some content word of its phrase (on the offline matcher's
+# calibrated 0..1 scale, a little over the planner's claim level 0.5: a label's lone verb such as "makes"
+# sits at 0.5 of "built") for a passage hop to be walked
+SAID = 0.55
+# content words of one relation phrase at most ("political party that belongs to", "Where are X found in");
+# a longer "phrase" is a clause the question reading left whole
+PHRASE_WORDS = 4
+
+
+def hop_phrases(reading: QuestionReading | None, base) -> list[list[int]]:
+    """Per hop, the indices (in reading.required) of the phrases whose content words it accounts for
+    (a word two hops share is the earlier hop's, as in `supported`)."""
+    explained = list(getattr(base, "explained", None) or [])
+    hops = len(getattr(base, "relations", None) or [])
+    if reading is None:
+        return [[] for _ in range(hops)]
+    required = reading.required
+    out, before = [], set()
+    for i in range(hops):
+        said = {w.lower() for w in (explained[i] if i < len(explained) else [])} - before
+        before |= said
+        out.append([k for k, seg in enumerate(required) if said & {w.lower() for w in seg.content}])
+    return out
+
+
+def said(matcher, label: str, phrases: Sequence[str]) -> bool:
+    """Does the relation's label itself (not the sentence it was read from) explain a content word of
+    one of the question's phrases at the `SAID` level, read as a whole or word by word ("movies" of
+    "a number of movies such as" says "film")? No phrase: it says none."""
+    if matcher is None:
+        return True  # nothing to measure with: the search's reading stands
+    own = [w for w in words(label) if w.lower() not in FUNCTION_WORDS]
+    prof = matcher.profile("label:" + label, [label, *own])
+    for text in phrases:
+        analysis = matcher.analyse(text, whole=False)
+        if analysis.size and float(matcher.token_scores(analysis, prof).max()) >= SAID:
+            return True
+    return False
+
+
+def said_prefix(reading: QuestionReading | None, base, labels: Sequence[str], stated: Collection[str],
+                matcher, supports: Sequence[bool]) -> int:
+    """How many leading hops the question says: a stated relation always (the graph's own vocabulary),
+    a relation read only from passages when it accounts for a phrase the plan does not leave
+    unexplained (`supported`) or its label says a phrase it accounts for (`said`). A hop that accounts
+    for no phrase (a silent bridge through "and", "in") is neither."""
+    if reading is None:
+        return len(labels)
+    aligned = hop_phrases(reading, base)
+    keys = list(getattr(base, "relations", None) or [])
+    required = reading.required
+    for i, label in enumerate(labels):
+        if keys[i] in stated or (i < len(supports) and supports[i] and aligned[i]):
+            continue
+        if not said(matcher, label, [required[k].text for k in aligned[i]]):
+            return i
+    return len(labels)
+
+
+def phrases_beyond(reading: QuestionReading | None, base, kept: int) -> list[str] | None:
+    """The question's relation phrases after the last one the first `kept` hops account for, in hop
+    order; a last phrase that asks only for the answer's type ("What kind", "Which city") is the
+    answer itself, not a relation of it, and is left out. None when one of them has more than
+    `PHRASE_WORDS` content words: a clause the reading did not split into relations ("is song included
+    in 1968 album ... by English pop singer that has sold more than how many records"), which asked of
+    text as one relation reads worse than the question itself."""
+    if reading is None:
+        return []
+    aligned = hop_phrases(reading, base)[:kept]
+    last = max((k for ks in aligned for k in ks), default=-1)
+    rest = list(reading.required[last + 1:])
+    if rest and not _asks_beyond_type(reading, rest[-1]):
+        rest.pop()
+    if any(len(seg.content) > PHRASE_WORDS for seg in rest):
+        return None
+    return [seg.text for seg in rest]
+
+
+def _asks_beyond_type(reading: QuestionReading, seg) -> bool:
+    typed = {light_stem(w) for w in [*words(reading.answer_type or ""), *TYPE_NOUNS, "name", "names", "title"]}
+    return any(light_stem(w) not in typed for w in seg.content)
 
 
 def kept_hops(supports: Sequence[bool], keys: Sequence[str], stated: Collection[str]) -> int:
@@ -118,4 +207,5 @@ def end_of_asked_kind(reading: QuestionReading | None, last_label: str, last_dir
     return bool(rows and rows[0]["found"])
 
 
-__all__ = ["end_of_asked_kind", "kept_hops", "last_phrase_unexplained", "reading_of", "supported"]
+__all__ = ["end_of_asked_kind", "hop_phrases", "kept_hops", "last_phrase_unexplained", "phrases_beyond",
+           "reading_of", "said", "said_prefix", "supported"]
