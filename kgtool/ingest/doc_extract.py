@@ -43,7 +43,7 @@ from kgtool.ingest.linking import Gazetteer, canonical_id
 from kgtool.ingest.records import Candidate
 
 # Lower-case words that may join capitalised words inside one name.
-_CONNECTORS = frozenset("of the de du da di von van der den del la le y et al".split())
+_CONNECTORS = frozenset("of the de du da di von van der den del la le y et al am upon".split())
 # Capitalised only because they open a sentence: never a name on their own.
 _OPENERS = frozenset("""however although after before during today later meanwhile since following despite
     according while when where other many most several born once until upon unlike like following further
@@ -59,6 +59,8 @@ _QUOTED = re.compile(r"\"([^\"]{2,80})\"|``\s*([^`']{2,80}?)\s*''|“([^”]{2,8
 _PARENS = re.compile(r"\s*\([^()]*\)")
 _LIST_GLUE = re.compile(r"^[\s,;]*(?:(?:and|or|as well as|&)[\s,]*)?$", re.IGNORECASE)
 _TOPIC_WINDOW = 4  # a sentence whose first name comes later than this many words is about the topic
+_CONNECTOR_GAP = re.compile(r"\s+(?:" + "|".join(sorted(_CONNECTORS)) + r")\s+")
+_FULL_NAME_WORDS = 3  # a name whose last word stands for it: given name(s) and surname
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +151,9 @@ class MentionExtractor:
         runs = list(self._capitalised_runs(text))
         gazetteer = self.gazetteer
         if gazetteer is not None:
-            for m in gazetteer.find_mentions(text):
+            known = gazetteer.find_mentions(text)
+            runs = self._split_runs(text, runs, known)
+            for m in known:
                 surface = m.surface
                 # a one-word name written in lower case is an ordinary word here ("love", "water")
                 if " " not in surface.strip() and surface[:1].islower():
@@ -183,7 +187,52 @@ class MentionExtractor:
                 surface = hit.group(0).rstrip(",")
                 add(hit.start(), hit.start() + len(surface), canonical_id(surface), surface, "number")
         found.sort(key=lambda m: m.start)
-        return found
+        return self._surnames(text, found)
+
+    @staticmethod
+    def _split_runs(text: str, runs: list[tuple[int, int]], known: Sequence[Any]) -> list[tuple[int, int]]:
+        """Runs that hold a known name of several words next to other capitalised words are two names,
+        not one, where the known name opens the run before a connector ("<full name> of <band>") or
+        closes it after capitalised words that are no connector ("<title words> <full name>"): the
+        known name keeps its entity and the rest is a run of its own. A known name of one word
+        ("Houston Astros", "University of X") or after a connector ("University of New South Wales")
+        stays inside its run."""
+        several = [m for m in known if " " in m.surface.strip()]
+        heads = {m.start_char: m.end_char for m in several}
+        tails = {m.end_char: m.start_char for m in several}
+        out = []
+        for start, end in runs:
+            head_end, tail_start = heads.get(start), tails.get(end)
+            glue = _CONNECTOR_GAP.match(text, head_end, end) if head_end is not None and head_end < end else None
+            if glue is not None and glue.end() < end:
+                out.extend(((start, head_end), (glue.end(), end)))
+            elif tail_start is not None and start < tail_start and text[start:tail_start].endswith(" ") \
+                    and text[start:tail_start].split()[-1] not in _CONNECTORS:
+                out.extend(((start, tail_start - 1), (tail_start, end)))
+            else:
+                out.append((start, end))
+        return out
+
+    @staticmethod
+    def _surnames(text: str, found: list[Mention]) -> list[Mention]:
+        """A one-word name no known name matched that is the last word of a full name the same passage
+        mentions ("Reznor" after "Trent Reznor") is that entity, when one full name ends so."""
+        full: dict[str, set[tuple[str, str, str]]] = {}
+        for m in found:
+            words = text[m.start:m.end].split()
+            if m.kind not in ("number", "quoted", "date") and 2 <= len(words) <= _FULL_NAME_WORDS and all(w[:1].isupper() for w in words):
+                full.setdefault(words[-1], set()).add((m.entity_id, m.name, m.kind))
+        if not full:
+            return found
+        out = []
+        for m in found:
+            surface = text[m.start:m.end]
+            owners = full.get(surface) if m.kind == "name" and " " not in surface else None
+            if owners and len(owners) == 1 and len(surface) >= 3 and surface.lower() not in STOPWORDS:
+                entity_id, name, kind = next(iter(owners))
+                m = Mention(m.start, m.end, entity_id, name, kind)
+            out.append(m)
+        return out
 
     def _topic_id(self, title: str) -> str:
         return (self.gazetteer.link(title) if self.gazetteer is not None else None) or canonical_id(title)
@@ -241,8 +290,10 @@ class MentionExtractor:
                     j += 1
                 else:
                     break
-            k = i  # leading function words and sentence openers ("The", "In", "However") are not the name
-            while k <= last and tokens[k][2].lower() in skip:
+            k = i  # leading function words and sentence openers ("The", "In", "However") are not the name,
+            # nor a leading modifier whose last part is lower case ("French-held", "Soviet-era")
+            while k <= last and (tokens[k][2].lower() in skip or (k < last and "-" in tokens[k][2]
+                                                                  and tokens[k][2].rsplit("-", 1)[1].islower())):
                 k += 1
             if k <= last:
                 end = tokens[last][1]
