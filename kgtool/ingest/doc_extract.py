@@ -10,7 +10,10 @@ No model hub is needed. A passage's mentions come from, in order of trust:
    names its topic once and then shortens it;
 3. quoted titles ("Marriage Vow"), runs of capitalised words with their
    connectors ("University of Copenhagen", "Johann Strauss II"), and numbers
-   ("1949", "35").
+   ("1949", "35"). A run is cut at a known name of several words that opens it
+   before a connector or closes it ("<known full name> of <band>" is two names),
+   and a lone word that ends one full name of the passage is that name's entity
+   (a surname after the full name).
 
 Each sentence then gives triples (subject, connecting phrase, object): the
 subject is the sentence's first named mention, or the passage's topic when the
@@ -206,9 +209,9 @@ class MentionExtractor:
             glue = _CONNECTOR_GAP.match(text, head_end, end) if head_end is not None and head_end < end else None
             if glue is not None and glue.end() < end:
                 out.extend(((start, head_end), (glue.end(), end)))
-            elif tail_start is not None and start < tail_start and text[start:tail_start].endswith(" ") \
+            elif tail_start is not None and start < tail_start and text[tail_start - 1].isspace() \
                     and text[start:tail_start].split()[-1] not in _CONNECTORS:
-                out.extend(((start, tail_start - 1), (tail_start, end)))
+                out.extend(((start, start + len(text[start:tail_start].rstrip())), (tail_start, end)))
             else:
                 out.append((start, end))
         return out
