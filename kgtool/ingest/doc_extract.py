@@ -32,7 +32,9 @@ offline agents). `mentions` stays the default.
 Measured with `kgtool eval retrieval` (its `linking` section) on the MuSiQue dev
 sample: 88 of the 115 question-decomposition answers (76.5%) became an Entity
 linked to their hop's passage; yield 10.8 facts per passage on the MuSiQue
-corpus, 12.8 on the HotpotQA corpus.
+corpus, 12.8 on the HotpotQA corpus. With runs cut at known names, surnames and
+the accent-folded fallback (session 39, both corpora in one fresh store): 90 of
+115 (78.3%), MuSiQue recall@5 of dense+linked+walk 71.5 -> 72.5, HotpotQA unchanged.
 """
 from __future__ import annotations
 
