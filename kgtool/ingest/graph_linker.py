@@ -20,9 +20,12 @@ from kgtool.ingest.linking import (
     _needs_exact_case,
     canonical_id,
     choose_entity,
+    fold_key,
+    folded_choice,
     is_qid,
     lower_for_capitalised,
     ordinary_word,
+    strip_accents,
     writes_case,
 )
 
@@ -33,6 +36,8 @@ _HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")  # between two letters, as i
 _SYNC_BATCH = 2000
 MAX_SPAN_TOKENS = 24  # longer names are titles nobody types into a question
 _CACHE_MAX = 200_000
+# 2: names with accents are also keyed accent-folded; a store keyed before is rekeyed there once
+KEYS_VERSION = 2
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
@@ -85,7 +90,9 @@ def name_keys(name: str | None, aliases: Iterable[str] = ()) -> list[dict[str, A
 
     The same rules as Gazetteer.add: the first name is the primary one, names
     that normalise to nothing are skipped, a key that is both the primary name
-    and an alias counts as primary.
+    and an alias counts as primary. A name with accents is also keyed under its
+    accent-folded key (the fallback of `exact_or_folded`); the row's surface
+    says which of the two keys it is.
     """
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for position, raw in enumerate([name, *aliases]):
@@ -95,9 +102,36 @@ def name_keys(name: str | None, aliases: Iterable[str] = ()) -> list[dict[str, A
         if not key:
             continue
         surface = raw.strip()
-        row = rows.setdefault((key, surface), {"key": key, "surface": surface, "primary": False})
-        row["primary"] = row["primary"] or position == 0
+        for k in dict.fromkeys((key, fold_key(key))):
+            row = rows.setdefault((k, surface), {"key": k, "surface": surface, "primary": False})
+            row["primary"] = row["primary"] or position == 0
     return list(rows.values())
+
+
+def exact_or_folded(key: str, rows: Iterable[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]:
+    """The (entity, surface, primary) rows a span's key links to: the names that are the key exactly,
+    else those equal to it once accent-folded, only when they belong to one entity (Gazetteer.link's
+    rule). `rows`: what the key and its folded key found."""
+    rows = list(dict.fromkeys(rows))
+    exact = [r for r in rows if _surface_key(r[1]) == key]
+    if exact:
+        return exact
+    folded = [r for r in rows if fold_key(_surface_key(r[1])) == fold_key(key)]
+    return folded if folded_choice(e for e, _s, _p in folded) else []
+
+
+@lru_cache(maxsize=1 << 16)
+def _surface_key(surface: str) -> str:
+    return normalize(surface)
+
+
+def _same_words(words: tuple[str, ...], lowered: tuple[str, ...], surface: str, exact: bool) -> bool:
+    own_case = _needs_exact_case(surface)
+    name_words = _name_words(surface, not own_case)
+    if exact:
+        return (words if own_case else lowered) == name_words
+    plain = strip_accents if own_case else fold_key
+    return tuple(plain(w) for w in (words if own_case else lowered)) == tuple(plain(w) for w in name_words)
 
 
 class GraphLinker:
@@ -130,11 +164,12 @@ class GraphLinker:
     def _sync(self) -> int:
         state = self.db.read("link/state")[0]
         self._max_tokens = max(1, state["max_tokens"] or 1)
-        if state["linked"] is not None and state["linked"] == state["entities"]:
+        refold = state["keys_version"] != KEYS_VERSION
+        if state["linked"] is not None and state["linked"] == state["entities"] and not refold:
             self._ready = True
             return 0
         keyed, longest = 0, self._max_tokens
-        stale = self.db.read("link/stale_entities")
+        stale = self.db.read("link/stale_entities", refold=refold)
         for start in range(0, len(stale), _SYNC_BATCH):
             rows = []
             for entity in stale[start : start + _SYNC_BATCH]:
@@ -146,7 +181,8 @@ class GraphLinker:
             keyed += len(rows)
         self._max_tokens = min(longest, MAX_SPAN_TOKENS)
         self.db.write("link/drop_orphan_keys")
-        self.db.write("link/mark_state", entities=state["entities"], max_tokens=self._max_tokens)
+        self.db.write("link/mark_state", entities=state["entities"], max_tokens=self._max_tokens,
+                      keys_version=KEYS_VERSION)
         self._rows, self._names = {}, {}
         self._ready = True
         return keyed
@@ -207,12 +243,16 @@ class GraphLinker:
         key = normalize(mention) if isinstance(mention, str) else ""
         if not key:
             return None
-        return choose_entity((e, p) for e, _s, p in self._lookup([key])[key])
+        return choose_entity((e, p) for e, _s, p in self._rows_for(key))
 
     def candidates(self, mention: str) -> list[str]:
-        """Every entity id that has this name, in id order."""
+        """Every entity id that has this name (else this name accent-folded, see exact_or_folded), in id order."""
         key = normalize(mention)
-        return list(dict.fromkeys(e for e, _s, _p in self._lookup([key])[key])) if key else []
+        return list(dict.fromkeys(e for e, _s, _p in self._rows_for(key))) if key else []
+
+    def _rows_for(self, key: str) -> list[tuple[str, str, bool]]:
+        found = self._lookup([key, fold_key(key)])
+        return exact_or_folded(key, found[key] + (found[fold_key(key)] if fold_key(key) != key else []))
 
     def resolve(self, name: str, qid: str | None = None) -> str:
         if qid is not None and is_qid(qid):
@@ -248,20 +288,24 @@ class GraphLinker:
                 key = normalize(matched[start : tokens[j][1]])
                 if key:
                     spans.append((i, j + 1, key))
-        rows = self._lookup(k for _i, _j, k in spans)
+        # a span with accents also looks its folded key up: a name typed without them was keyed there
+        rows = self._lookup([*(k for _i, _j, k in spans), *(fold_key(k) for _i, _j, k in spans if not k.isascii())])
         cased = writes_case(matched)
         hits = []
         for i, j, key in spans:
-            if not rows[key]:
+            found = rows[key] if key.isascii() else rows[key] + rows[fold_key(key)]
+            if not found:
                 continue  # most spans name nothing: their words need not be cut out (~40 % of a passage's cost)
+            found = exact_or_folded(key, found)
             words = tuple(matched[a:b] for a, b in tokens[i:j])
             lowered = tuple(w.lower() for w in words)
             if j - i == 1 and ordinary_word(words[0], i == 0 or matched[tokens[i - 1][0]:tokens[i - 1][1]]):
                 continue
             # the key only finds candidates; as in the gazetteer's matchers, the span's words
-            # must be the name's words, in any case unless the name needs its own case
-            fitting = [(e, s, p) for e, s, p in rows[key]
-                       if (words if _needs_exact_case(s) else lowered) == _name_words(s, not _needs_exact_case(s))
+            # must be the name's words (accent-folded for a folded key), in any case unless the
+            # name needs its own case
+            fitting = [(e, s, p) for e, s, p in found
+                       if _same_words(words, lowered, s, _surface_key(s) == key)
                        and not (cased and lower_for_capitalised("".join(words), s))]
             if fitting:
                 hits.append((i, j, key, fitting))

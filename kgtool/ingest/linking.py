@@ -11,7 +11,10 @@ same entity. `normalize` is pure Python (it runs for every name of every edit).
 
 Both link a span when its normalised text is a known name (short or all-caps
 names only with their own case), prefer longer spans, and resolve a name
-shared by several entities to the one whose primary name it is.
+shared by several entities to the one whose primary name it is. A span no name
+has exactly falls back to its accent-folded key (`fold_key`: "Tekeze" for
+"Tekezé", as people type names without diacritics) when that key belongs to one
+entity only; two entities whose names differ only by accents stay apart.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from kgtool.core.text import _LOOKALIKES, _SPACES, STOPWORDS, normalize
+from kgtool.core.text import _LOOKALIKES, _SPACES, STOPWORDS, fold, normalize
 from kgtool.errors import InputError, require
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +53,25 @@ def _name_id(name: str) -> str:
     if not key:
         raise InputError(f"cannot make an entity id from the empty name {name!r}; give the entity a name")
     return NAME_PREFIX + key
+
+
+def fold_key(key: str) -> str:
+    """The accent-folded form of a normalised key ("tekezé river" -> "tekeze river"): a fallback for
+    lookups only; entity ids and stored keys stay the exact normalised names."""
+    return fold(key)
+
+
+def strip_accents(text: str) -> str:
+    """The text without its combining marks, case kept ("Tekezé" -> "Tekeze")."""
+    return unicodedata.normalize("NFC", "".join(
+        c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)))
+
+
+def folded_choice(entity_ids: Iterable[str]) -> str | None:
+    """The entity a folded key links to: the one entity holding it, or None when several do (names that
+    differ only by accents are distinct entities, and the text does not say which one it means)."""
+    distinct = set(entity_ids)
+    return next(iter(distinct)) if len(distinct) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +179,7 @@ class Gazetteer:
         self._by_name: dict[str, str] = {}
         self._primary: set[str] = set()  # normalised names that are some entity's primary name
         self._all: dict[str, list[str]] = {}
+        self._folded: dict[str, list[str]] = {}  # fold_key -> the exact keys that fold to it
         self._names: dict[str, list[str]] = {}  # entity id -> names as given
         self._pending: list[tuple[str, str]] = []  # (entity id, surface) not yet in the matchers
         self._seen_patterns: set[tuple[str, str]] = set()
@@ -177,15 +200,22 @@ class Gazetteer:
             self._names.setdefault(entity_id, [])
             if name not in self._names[entity_id]:
                 self._names[entity_id].append(name)
-            pattern = (entity_id, name.strip())
-            if pattern not in self._seen_patterns:
-                self._seen_patterns.add(pattern)
-                self._pending.append(pattern)
+            surfaces = [name.strip()]
+            if not surfaces[0].isascii():
+                surfaces.append(strip_accents(surfaces[0]))  # the name typed without its accents
+            for surface in surfaces:
+                pattern = (entity_id, surface)
+                if pattern not in self._seen_patterns:
+                    self._seen_patterns.add(pattern)
+                    self._pending.append(pattern)
 
     def _register(self, entity_id: str, key: str, *, primary: bool) -> None:
         ids = self._all.setdefault(key, [])
         if entity_id not in ids:
             ids.append(entity_id)
+        exact_keys = self._folded.setdefault(fold_key(key), [])
+        if key not in exact_keys:
+            exact_keys.append(key)
         current = self._by_name.get(key)
         if current is None or (primary and key not in self._primary):
             self._by_name[key] = entity_id
@@ -226,12 +256,20 @@ class Gazetteer:
         return list(self._names.get(entity_id, ()))
 
     def link(self, mention: str) -> str | None:
-        """The entity id whose name or alias equals the mention after normalisation."""
-        return self._by_name.get(normalize(mention))
+        """The entity id whose name or alias equals the mention after normalisation, else the one entity
+        whose name does once both are accent-folded (see folded_choice)."""
+        key = normalize(mention)
+        found = self._by_name.get(key)
+        if found is not None or not key:
+            return found
+        return folded_choice(self._by_name[k] for k in self._folded.get(fold_key(key), ()))
 
     def candidates(self, mention: str) -> list[str]:
-        """Every entity id that has this name, in the order they were added."""
-        return list(self._all.get(normalize(mention), ()))
+        """Every entity id that has this name (else this name accent-folded), in the order they were added."""
+        key = normalize(mention)
+        if key in self._all:
+            return list(self._all[key])
+        return list(dict.fromkeys(e for k in self._folded.get(fold_key(key), ()) for e in self._all[k]))
 
     def resolve(self, name: str, qid: str | None = None) -> str:
         """A canonical id for any name: a Q-id if given, a linked entity, else the name id."""
@@ -331,11 +369,16 @@ class Gazetteer:
         if len(span) == 1 and ordinary_word(span.text, True if span.start == 0 else span.doc[span.start - 1].text):
             return None
         # several entities can share a name: the linker's choice decides, as in link()
-        entity_id = self.link(surface) or span.label_
+        entity_id = self.link(surface)
+        if entity_id is None:
+            if len(self.candidates(surface)) > 1:
+                return None  # an accent-less name of several entities: which one is not said
+            entity_id = span.label_
         if cased and surface == surface.lower():
-            key = normalize(surface)
+            key = fold_key(normalize(surface))
             fitting = [e for e in self.candidates(surface)
-                       if any(normalize(n) == key and not lower_for_capitalised(surface, n) for n in self._names[e])]
+                       if any(fold_key(normalize(n)) == key and not lower_for_capitalised(surface, n)
+                              for n in self._names[e])]
             if not fitting:
                 return None
             entity_id = entity_id if entity_id in fitting else fitting[0]
