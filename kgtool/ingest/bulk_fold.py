@@ -20,7 +20,7 @@ from pathlib import Path
 from kgtool.errors import InputError
 from kgtool.graph.bulk_import import CsvTable, ImportFiles, check_list_items
 from kgtool.ingest import load
-from kgtool.ingest.graph_linker import MAX_SPAN_TOKENS, name_keys, word_spans
+from kgtool.ingest.graph_linker import KEYS_VERSION, MAX_SPAN_TOKENS, name_keys, word_spans
 
 
 # what later batches can change about a fact, as bits of one small int per fact id
@@ -305,8 +305,9 @@ class StreamFold:
         tables.append(("NameKey", name_table, True))
         del name_keys_seen, keys_left
         link = CsvTable(self.out, "nodes-LinkIndex", [("id", "ID(LinkIndex)"), ("entities", "long"),
-                                                      ("max_tokens", "long")])
-        link.add([("entity-names", entities_written, min(longest, MAX_SPAN_TOKENS))])
+                                                      ("max_tokens", "long"), ("keys_version", "long")])
+        # name_keys wrote today's keys (folded ones too): the first sync must not re-key them
+        link.add([("entity-names", entities_written, min(longest, MAX_SPAN_TOKENS), KEYS_VERSION)])
         tables.append(("LinkIndex", link, True))
 
         if self.relations:
