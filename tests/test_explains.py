@@ -391,3 +391,15 @@ def test_a_verb_explains_the_noun_of_the_person_who_does_it(scorer, matcher):  #
     q = "Which company owns the firm run by Dana Quill?"
     assert check.check(reading(q, "Dana Quill"), [hop(1, "has ceo", "in"), hop(2, "owns", "in")]).reasons() == []
     assert check.check(reading(q, "Dana Quill"), [hop(1, "has ceo"), hop(2, "owns", "in")]).reasons() != []
+
+
+def test_the_answers_kind_does_not_name_a_relation_it_only_modifies(scorer, matcher):  # noqa: F811
+    """"Which band recorded X?": "band member" holds the kind as a modifier (its objects are members), so
+    the kind does not explain it; a relation whose label's head is the kind ("member of band": a band) it
+    still names."""
+    check = reading_check(scorer, matcher, {"rel:artist": ["artist"], "rel:band member": ["band member"],
+                                            "rel:member of band": ["member of band"]})
+    q = "Which band recorded Salt and Cinder?"
+    assert check.check(reading(q, "Salt and Cinder"), [hop(1, "artist"), hop(2, "band member")]).reasons() != []
+    gaps = check.check(reading("Which band does Sol Ibarra play in?", "Sol Ibarra"), [hop(1, "member of band")])
+    assert gaps.reasons() == []

@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from kgtool.core.text import content_stems, stems_match
+from kgtool.core.text import content_stems, light_stem, normalise_label, stems_match
 from kgtool.core.types import CandidateFact
 from kgtool.reason.answer_kind import asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
@@ -195,6 +195,7 @@ class ReadingCheck:
                  self.reverse_factor if f.direction == "in" and not reciprocal(f.relation or "") else 1.0)
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
+        self._without_modifying_kind(reading, segments, hops, fits)
         turned = self._against_roles(reading, segments, facts, hops, fits)
         last = len(facts) - 1
         if facts[last].direction == "out" and asks_place(reading.answer_type) and \
@@ -230,6 +231,25 @@ class ReadingCheck:
         gaps.repeated = self._repeated(hops, fits, [s for s in segments if not s.optional])
         gaps.weak_answer = self._weak_answer(reading, segments, texts, facts, hops, fits, list(extra.values()))
         return gaps
+
+    def _without_modifying_kind(self, reading, segments, hops, fits) -> None:
+        """The answer's kind said in a phrase ("which band recorded X") names a relation whose label holds
+        it as its head ("band", "member of band", "country of citizenship"), not one it only modifies
+        ("band member": a member, of a band): against such a hop the phrase is read without the kind."""
+        kind = [light_stem(w) for w in (reading.answer_type or "").lower().split()]
+        if not kind:
+            return
+        for h, (prof, factor) in enumerate(hops):
+            words = normalise_label((prof.label or prof.key).replace("_", " ")).split()
+            heads = {light_stem(words[-1])} | ({light_stem(words[words.index("of") - 1])} if "of" in words[1:] else set())
+            if not any(light_stem(w) in kind for w in words) or any(k in heads for k in kind):
+                continue
+            for seg in segments:
+                rest = [w for w in seg.content if light_stem(w.lower()) not in kind]
+                if rest and len(rest) < len(seg.content):
+                    text = " ".join(rest)
+                    self.scorer.prepare([(text, True)])
+                    fits[seg][h] = min(fits[seg][h], factor * self.scorer.score(text, prof))
 
     def _weak_answer(self, reading, segments, texts, facts, hops, fits, extra) -> str | None:
         """The last hop gives the answer, so some phrase must explain it at the bar: a hop skipped on the
