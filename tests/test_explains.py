@@ -403,3 +403,6 @@ def test_the_answers_kind_does_not_name_a_relation_it_only_modifies(scorer, matc
     assert check.check(reading(q, "Salt and Cinder"), [hop(1, "artist"), hop(2, "band member")]).reasons() != []
     gaps = check.check(reading("Which band does Sol Ibarra play in?", "Sol Ibarra"), [hop(1, "member of band")])
     assert gaps.reasons() == []
+    # read backwards, the answer is the head of the fact, which the modifier names: the band of the member
+    gaps = check.check(reading("Which band is Sol Ibarra a member of?", "Sol Ibarra"), [hop(1, "band member", "in")])
+    assert gaps.reasons() == []

@@ -195,7 +195,7 @@ class ReadingCheck:
                  self.reverse_factor if f.direction == "in" and not reciprocal(f.relation or "") else 1.0)
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
-        self._without_modifying_kind(reading, segments, hops, fits)
+        self._without_modifying_kind(reading, segments, facts, hops, fits)
         turned = self._against_roles(reading, segments, facts, hops, fits)
         last = len(facts) - 1
         if facts[last].direction == "out" and asks_place(reading.answer_type) and \
@@ -232,14 +232,18 @@ class ReadingCheck:
         gaps.weak_answer = self._weak_answer(reading, segments, texts, facts, hops, fits, list(extra.values()))
         return gaps
 
-    def _without_modifying_kind(self, reading, segments, hops, fits) -> None:
+    def _without_modifying_kind(self, reading, segments, facts, hops, fits) -> None:
         """The answer's kind said in a phrase ("which band recorded X") names a relation whose label holds
         it as its head ("band", "member of band", "country of citizenship"), not one it only modifies
-        ("band member": a member, of a band): against such a hop the phrase is read without the kind."""
+        ("band member": a member, of a band) read forwards: against such a hop the phrase is read without
+        the kind. Read backwards the answer is the head of the fact, which the modifier names ("which band
+        is X a member of": the band whose band member X is)."""
         kind = [light_stem(w) for w in (reading.answer_type or "").lower().split()]
         if not kind:
             return
         for h, (prof, factor) in enumerate(hops):
+            if facts[h].direction == "in":
+                continue
             words = normalise_label((prof.label or prof.key).replace("_", " ")).split()
             heads = {light_stem(words[-1])} | ({light_stem(words[words.index("of") - 1])} if "of" in words[1:] else set())
             if not any(light_stem(w) in kind for w in words) or any(k in heads for k in kind):
