@@ -206,7 +206,7 @@ class ReadingCheck:
             for seg in segments:
                 if {w.lower() for w in seg.content} <= set(reading.answer_type.split()):
                     fits[seg][last] = max(fits[seg][last], self.explains)
-        gaps.explained = [s.text for s in segments if max(fits[s]) >= self.explains]
+        gaps.explained = self._own_hops(segments, fits)
         for seg in segments:
             if seg.optional or seg.soft:
                 continue
@@ -231,6 +231,15 @@ class ReadingCheck:
         gaps.repeated = self._repeated(hops, fits, [s for s in segments if not s.optional])
         gaps.weak_answer = self._weak_answer(reading, segments, texts, facts, hops, fits, list(extra.values()))
         return gaps
+
+    def _own_hops(self, segments, fits) -> list[str]:
+        """The phrases some hop explains at the bar that no other phrase explains best: a hop explains one
+        phrase ("who conducts the orchestra X played with" answered at the orchestra has one hop for two)."""
+        best = {s: max(range(len(fits[s])), key=lambda h: fits[s][h]) for s in segments
+                if not s.optional and max(fits[s]) >= self.explains}
+        return [s.text for s in segments if any(
+            f >= self.explains and not any(o is not s and b == h for o, b in best.items())
+            for h, f in enumerate(fits[s]))]
 
     def _without_modifying_kind(self, reading, segments, facts, hops, fits) -> None:
         """The answer's kind said in a phrase ("which band recorded X") names a relation whose label holds
