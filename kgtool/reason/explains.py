@@ -254,7 +254,9 @@ class ReadingCheck:
             if facts[h].direction == "in":
                 continue
             words = normalise_label((prof.label or prof.key).replace("_", " ")).split()
-            heads = {light_stem(words[-1])} | ({light_stem(words[words.index("of") - 1])} if "of" in words[1:] else set())
+            heads = {light_stem(words[-1])}
+            if "of" in words[1:]:
+                heads.add(light_stem(words[words.index("of") - 1]))
             if not any(light_stem(w) in kind for w in words) or any(k in heads for k in kind):
                 continue
             for seg in segments:
@@ -278,7 +280,8 @@ class ReadingCheck:
             return None
         kind = reading.answer_type
         prof, factor = hops[last]
-        if facts[last].direction == "out" and asks_place(kind) and puts_in_place(prof.label or facts[last].relation):
+        label = prof.label or facts[last].relation or ""
+        if facts[last].direction == "out" and asks_place(kind) and puts_in_place(label):
             # "in what city is X": the kind is a place no relation is named after, and the last hop puts X in
             # a place (a relation said with "in"); the kind names that hop (answer_kind checks the place)
             return None
@@ -512,4 +515,5 @@ def topic_span(question: str, plan, chain, mentions: Callable[[str], list]) -> t
     return (found[0][0], found[0][1])
 
 
-__all__ = ["Gaps", "ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span", "vocabulary_of"]
+__all__ = ["Gaps", "ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span",
+           "vocabulary_of"]
