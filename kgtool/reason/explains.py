@@ -454,6 +454,10 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
     if span is None:
         return Gaps()
     gaps = fact_gaps(kg, planner, question, facts, span)
+    if not all(getattr(f, "stated", True) for f in facts):
+        # relations read off passages are phrasings, not a vocabulary: a phrase such a relation seems to explain
+        # does not overrule the planner's own list (MuSiQue dev: wrong answers were let through)
+        gaps = Gaps(gaps)
     last = chain[-1]
     if last.fact is not None:
         # a stated fact is typed by stated relations only: a kind word the documents' extraction made a
