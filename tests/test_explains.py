@@ -391,3 +391,32 @@ def test_a_verb_explains_the_noun_of_the_person_who_does_it(scorer, matcher):  #
     q = "Which company owns the firm run by Dana Quill?"
     assert check.check(reading(q, "Dana Quill"), [hop(1, "has ceo", "in"), hop(2, "owns", "in")]).reasons() == []
     assert check.check(reading(q, "Dana Quill"), [hop(1, "has ceo"), hop(2, "owns", "in")]).reasons() != []
+
+
+def test_the_answers_kind_does_not_name_a_relation_it_only_modifies(scorer, matcher):  # noqa: F811
+    """"Which band recorded X?": "band member" holds the kind as a modifier (its objects are members), so
+    the kind does not explain it; a relation whose label's head is the kind ("member of band": a band) it
+    still names."""
+    check = reading_check(scorer, matcher, {"rel:artist": ["artist"], "rel:band member": ["band member"],
+                                            "rel:member of band": ["member of band"]})
+    q = "Which band recorded Salt and Cinder?"
+    assert check.check(reading(q, "Salt and Cinder"), [hop(1, "artist"), hop(2, "band member")]).reasons() != []
+    gaps = check.check(reading("Which band does Sol Ibarra play in?", "Sol Ibarra"), [hop(1, "member of band")])
+    assert gaps.reasons() == []
+    # read backwards, the answer is the head of the fact, which the modifier names: the band of the member
+    gaps = check.check(reading("Which band is Sol Ibarra a member of?", "Sol Ibarra"), [hop(1, "band member", "in")])
+    assert gaps.reasons() == []
+
+
+def test_a_phrase_is_explained_by_a_hop_of_its_own(scorer, matcher):  # noqa: F811
+    """The phrases the status rule takes as explained (Gaps.explained, which the planner's own list gives
+    way to): a hop another phrase explains best is that phrase's, even if it resembles this one too."""
+    check = reading_check(scorer, matcher, {"rel:has ceo": ["has ceo"], "rel:owns": ["owns"]})
+    gaps = check.check(reading("Who runs Quillon Systems?", "Quillon Systems"), [hop(1, "has ceo")])
+    assert gaps.explained == ["Who runs"]
+    # "who conducts the orchestra X played with", answered at the orchestra: one hop, two phrases fitting it
+    played, conducts = [s for s in reading("Who conducts the orchestra Jonah Peel played with?", "Jonah Peel").segments
+                        if s.content]
+    assert check._own_hops([played, conducts], {played: [0.9], conducts: [0.6]}) == []
+    assert check._own_hops([played, conducts], {played: [0.9, 0.1], conducts: [0.6, 0.7]}) == \
+        [played.text, conducts.text]

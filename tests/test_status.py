@@ -159,19 +159,24 @@ def test_a_phrase_the_planner_left_gives_way_to_the_reading_check_that_explains_
     assert got.status == "unverified" and got.reason.startswith("no")
 
 
-RUNS = [("Quillon Systems", "HAS_CEO", "Maren Holt"), ("Quillon Systems", "FOUNDED_BY", "Idris Calloway"),
-        ("Maren Holt", "BORN_IN", "Vestrand"), ("Brightmoor Labs", "HAS_CEO", "Tove Ekdahl")]
+RUNS = [("Quillon Systems", "HAS_CEO", "Maren Holt"), ("Quillon Systems", "HEADQUARTERED_IN", "Dunlow"),
+        ("Maren Holt", "BORN_IN", "Vestrand"), ("Brightmoor Labs", "HAS_CEO", "Tove Ekdahl"),
+        ("Halvard Dynamics", "FOUNDED_BY", "Idris Calloway"), ("Halvard Dynamics", "HEADQUARTERED_IN", "Dunlow")]
 
 
 def test_who_runs_a_company_is_answered_by_its_ceo(kg, tmp_path):
     """"Who runs X?" against a graph that calls the relation "has ceo": no word shared; WordNet says what a
-    CEO does. Its founder is not who runs it."""
+    CEO does. A company whose graph names only its founder is not answered with the founder. (Each company
+    has one person relation: which one the planner picks between two that fit "runs" equally badly is
+    the planner's, not the status rule's.)"""
     from helpers import ingest_triples
 
     ingest_triples(kg, tmp_path / "kg.jsonl", RUNS)
     for method in ("care", "c2rag", "vog"):
         got = kg.answer("Who runs Quillon Systems?", method=method, agents="offline")
         assert (got.answer, got.status) == ("Maren Holt", "answered"), (method, got.answer, got.status, got.reason)
+        got = kg.answer("Who runs Halvard Dynamics?", method=method, agents="offline")
+        assert got.status != "answered", (method, got.answer, got.status)
 
 
 def test_settle_names_a_question_without_entities_only_when_nothing_linked():

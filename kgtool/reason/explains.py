@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from kgtool.core.text import content_stems, stems_match
+from kgtool.core.text import content_stems, light_stem, normalise_label, stems_match
 from kgtool.core.types import CandidateFact
 from kgtool.reason.answer_kind import asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
@@ -195,6 +195,7 @@ class ReadingCheck:
                  self.reverse_factor if f.direction == "in" and not reciprocal(f.relation or "") else 1.0)
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
+        self._without_modifying_kind(reading, segments, facts, hops, fits)
         turned = self._against_roles(reading, segments, facts, hops, fits)
         last = len(facts) - 1
         if facts[last].direction == "out" and asks_place(reading.answer_type) and \
@@ -205,7 +206,7 @@ class ReadingCheck:
             for seg in segments:
                 if {w.lower() for w in seg.content} <= set(reading.answer_type.split()):
                     fits[seg][last] = max(fits[seg][last], self.explains)
-        gaps.explained = [s.text for s in segments if max(fits[s]) >= self.explains]
+        gaps.explained = self._own_hops(segments, fits)
         for seg in segments:
             if seg.optional or seg.soft:
                 continue
@@ -231,6 +232,40 @@ class ReadingCheck:
         gaps.weak_answer = self._weak_answer(reading, segments, texts, facts, hops, fits, list(extra.values()))
         return gaps
 
+    def _own_hops(self, segments, fits) -> list[str]:
+        """The phrases some hop explains at the bar that no other phrase explains best: a hop explains one
+        phrase ("who conducts the orchestra X played with" answered at the orchestra has one hop for two)."""
+        best = {s: max(range(len(fits[s])), key=lambda h: fits[s][h]) for s in segments
+                if not s.optional and max(fits[s]) >= self.explains}
+        return [s.text for s in segments if any(
+            f >= self.explains and not any(o is not s and b == h for o, b in best.items())
+            for h, f in enumerate(fits[s]))]
+
+    def _without_modifying_kind(self, reading, segments, facts, hops, fits) -> None:
+        """The answer's kind said in a phrase ("which band recorded X") names a relation whose label holds
+        it as its head ("band", "member of band", "country of citizenship"), not one it only modifies
+        ("band member": a member, of a band) read forwards: against such a hop the phrase is read without
+        the kind. Read backwards the answer is the head of the fact, which the modifier names ("which band
+        is X a member of": the band whose band member X is)."""
+        kind = [light_stem(w) for w in (reading.answer_type or "").lower().split()]
+        if not kind:
+            return
+        for h, (prof, factor) in enumerate(hops):
+            if facts[h].direction == "in":
+                continue
+            words = normalise_label((prof.label or prof.key).replace("_", " ")).split()
+            heads = {light_stem(words[-1])}
+            if "of" in words[1:]:
+                heads.add(light_stem(words[words.index("of") - 1]))
+            if not any(light_stem(w) in kind for w in words) or any(k in heads for k in kind):
+                continue
+            for seg in segments:
+                rest = [w for w in seg.content if light_stem(w.lower()) not in kind]
+                if rest and len(rest) < len(seg.content):
+                    text = " ".join(rest)
+                    self.scorer.prepare([(text, True)])
+                    fits[seg][h] = min(fits[seg][h], factor * self.scorer.score(text, prof))
+
     def _weak_answer(self, reading, segments, texts, facts, hops, fits, extra) -> str | None:
         """The last hop gives the answer, so some phrase must explain it at the bar: a hop skipped on the
         way may be named faintly (questions elide links), but the answer's own relation is what the question
@@ -245,7 +280,8 @@ class ReadingCheck:
             return None
         kind = reading.answer_type
         prof, factor = hops[last]
-        if facts[last].direction == "out" and asks_place(kind) and puts_in_place(prof.label or facts[last].relation):
+        label = prof.label or facts[last].relation or ""
+        if facts[last].direction == "out" and asks_place(kind) and puts_in_place(label):
             # "in what city is X": the kind is a place no relation is named after, and the last hop puts X in
             # a place (a relation said with "in"); the kind names that hop (answer_kind checks the place)
             return None
@@ -418,6 +454,10 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
     if span is None:
         return Gaps()
     gaps = fact_gaps(kg, planner, question, facts, span)
+    if not all(getattr(f, "stated", True) for f in facts):
+        # relations read off passages are phrasings, not a vocabulary: a phrase such a relation seems to explain
+        # does not overrule the planner's own list (MuSiQue dev: wrong answers were let through)
+        gaps = Gaps(gaps)
     last = chain[-1]
     if last.fact is not None:
         # a stated fact is typed by stated relations only: a kind word the documents' extraction made a
@@ -479,4 +519,5 @@ def topic_span(question: str, plan, chain, mentions: Callable[[str], list]) -> t
     return (found[0][0], found[0][1])
 
 
-__all__ = ["Gaps", "ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span", "vocabulary_of"]
+__all__ = ["Gaps", "ReadingCheck", "chain_gaps", "ReadingGaps", "RelationVocabulary", "Segment", "topic_span",
+           "vocabulary_of"]
