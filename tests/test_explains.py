@@ -10,7 +10,8 @@ import pytest
 from test_offline_agents import matcher  # noqa: F401  (the MiniLM matcher fixture)
 
 from kgtool.core.types import CandidateFact
-from kgtool.reason.explains import ReadingCheck, RelationVocabulary
+from kgtool.reason.explains import ReadingCheck
+from kgtool.reason.relation_vocabulary import RelationVocabulary
 from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.question import read_question
 from kgtool.reason.segmatch import PhraseScorer, merged_text
@@ -117,7 +118,7 @@ def test_a_complement_shared_with_a_relation_does_not_carry_an_of_phrase(scorer,
 
 
 def test_a_chain_of_stated_facts_is_judged_against_the_stated_relations_only(matcher):  # noqa: F811
-    from kgtool.reason.explains import vocabulary_of
+    from kgtool.reason.relation_vocabulary import vocabulary_of
 
     class Catalog:  # a mixed store: two stated relations, one phrasing extraction read from passages
         def relation_vocabulary(self):

@@ -33,7 +33,7 @@ REASON_LAYERS = [
     # values, registries and pure helpers
     ("taxonomy", "services", "bandit", "lexicon", "trace_sections", "method_registry", "__init__"),
     # reading questions and the graph
-    ("question", "relmatch", "segmatch", "graphview", "roles", "answer_kind", "kinds"),
+    ("question", "relmatch", "relation_vocabulary", "segmatch", "graphview", "roles", "answer_kind", "kinds"),
     # role protocols and the types roles exchange
     ("agents.__init__", "agents.base", "agents.c2rag_base", "agents.reagent_base", "agents.safe_base",
      "agents.vog_base"),
