@@ -166,3 +166,22 @@ def test_a_summary_titled_with_a_path_keeps_the_path_on_one_line():
     out = io.StringIO()
     Console(file=out, width=100, color_system=None).print(key_value_table([("facts", 108)], title=title))
     assert title in out.getvalue().splitlines()[0]
+
+
+def test_an_answer_says_which_hops_were_generated_and_which_were_read_from_text(monkeypatch):
+    from types import SimpleNamespace
+
+    from kgtool.cli import present
+    from kgtool.cli.present import runs
+
+    result = SimpleNamespace(question="Q?", answer="Ada", status="answered", latency_ms=1.0, tokens=0, backtracks=0,
+                             run_id="run-1", reason=None,
+                             chain=[{"hop": 1, "question": "(X, wrote, ?x1)", "answer": "Ada", "generated": False},
+                                    {"hop": 2, "question": "(Ada, born in, ?x2)", "answer": "Ely", "generated": True}])
+    out = present.make_console(width=10_000)
+    out.file = io.StringIO()
+    monkeypatch.setattr(runs, "console", out)
+    runs.print_answer(result)
+    lines = out.file.getvalue().splitlines()
+    assert lines[2].strip() == "1. (X, wrote, ?x1) -> Ada (read from text, no stored fact)"
+    assert lines[3].strip() == "2. (Ada, born in, ?x2) -> Ely (generated)"

@@ -22,9 +22,9 @@ def print_answer(result) -> None:
             console.print(f"  {step['hop']}. {step['head']} --{step['relation']}--> {step['tail']}")
             console.print(styled((f"     {step['evidence']}  (N_eff {step['neff'] or 0:.2f}, {step['state']})",
                                   "dim")))
-        else:
-            console.print(styled(f"  {step['hop']}. {step['question']} -> {step['answer'] or '?'} ",
-                                 ("(generated)", "dim")))
+        else:  # a hop without a stored fact: generated from nothing, or read off evidence (a passage)
+            how = "(generated)" if step.get("generated") else "(read from text, no stored fact)"
+            console.print(styled(f"  {step['hop']}. {step['question']} -> {step['answer'] or '?'} ", (how, "dim")))
 
 
 def print_expected(expected: str, ok: bool) -> None:
