@@ -86,13 +86,9 @@ DEALS = [("Tamsk Shipping", "ACQUIRED", "Verrin Cargo"), ("Holm Group", "ACQUIRE
     ("Where is Tamsk Shipping based?", ["Oslen"]),
 ])
 def test_the_planner_reads_a_verb_label_the_way_the_question_does(matcher, question, names):  # noqa: F811
-    from test_plan_kinds import FactFileGraph
+    from test_plan_kinds import planned_path
 
-    from kgtool.reason.agents.offline.planner import OfflinePlanner
-
-    graph = FactFileGraph(DEALS)
-    plan = OfflinePlanner(graph, matcher, structured=True).plan(question)
-    assert [graph.entity_name(e) for e in plan.entities] == names
+    assert planned_path(matcher, question, DEALS) == names
 
 
 FACTS = [("Tamsk Shipping", "ABSORBED", "Verrin Cargo"), ("Tamsk Shipping", "CHIEF_EXECUTIVE", "Oda Brask"),
