@@ -64,7 +64,7 @@ def passages_naming(ctx: RunContext, hits: Sequence, entity_ids: Sequence[str], 
 
 
 def anchored_passages(ctx: RunContext, known: Sequence[str], asked: Sequence[str], question: str, k: int,
-                       entity_ids: Sequence[str], says: float = 0.25) -> list:
+                       says: float = 0.25) -> list:
     """Passages for a phrase asked of a known entity, read from text: the pages of the entity's own
     document, when one of them leans towards what is asked (the offline matcher's `expresses`, at least
     `says` on its 0..1 scale: "President" for "in charge" is 0.27, a page about a river for "which

@@ -328,8 +328,7 @@ class C2Rag:
         asked = c.variants or [c.relation]
         # a phrase no graph relation answered, asked of its known end: that end's own pages first
         if named is None and c.relation_key is None and question != c.relation and "compared" not in c.types.values():
-            pool = steps.anchored_passages(ctx, known, asked, question, self.passage_pool,
-                                           [a.entity_id for a in anchors[:1]])
+            pool = steps.anchored_passages(ctx, known, asked, question, self.passage_pool)
         else:
             pool = steps.retrieve_passages(ctx, " ".join([*known, *asked, question]), self.passage_pool)
         if named is not None:
