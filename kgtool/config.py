@@ -49,6 +49,7 @@ _ENV = {
     "KGTOOL_LLM_SERVER_THREADS": "llm_server_threads",
     "KGTOOL_LLM_SERVER_CONTEXT": "llm_server_context",
     "KGTOOL_LINKER": "linker",
+    "KGTOOL_NEAR_NAMES": "near_names",
     "KGTOOL_CONSOLE_TIMEOUT": "console_timeout",
 }
 
@@ -82,6 +83,9 @@ class Settings:
     embedding_dim: int = 384
     # how answering links names to entities: graph (name keys stored in Neo4j) | gazetteer (in memory, spaCy)
     linker: str = "graph"
+    # a question in which no name links is read for misspelt names ("Crnolix" for "Crenolix"; the graph
+    # linker only; bounds in kgtool.ingest.near_names); false: only names as written link
+    near_names: bool = True
     # LLM agents (any OpenAI-compatible endpoint)
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
@@ -163,6 +167,9 @@ class Settings:
         return cls(**kwargs)
 
 
+_BOOLS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
+
+
 def _coerce(key: str, raw, type_name):
     type_name = str(type_name)
     try:
@@ -172,6 +179,10 @@ def _coerce(key: str, raw, type_name):
             return int(raw)
         if type_name.startswith("float"):
             return float(raw)
+        if type_name == "bool" and isinstance(raw, str):
+            return _BOOLS[raw.strip().lower()]
+    except KeyError:
+        raise ConfigError(f"setting {key}={raw!r}: expected true or false") from None
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"setting {key}={raw!r}: expected {type_name}") from exc
     return raw

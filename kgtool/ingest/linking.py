@@ -109,8 +109,10 @@ _EXACT_CASE_MAX_LEN = 3
 
 def _needs_exact_case(name: str) -> bool:
     letters = [c for c in name if c.isalpha()]
+    # a longer code with digits ("KRX4", "B737") is no ordinary word in any case: "krx4" still names it
+    coded = len(name) > _EXACT_CASE_MAX_LEN and any(c.isdigit() for c in name)
     return len(name) <= _EXACT_CASE_MAX_LEN or (
-        len(letters) >= 2 and all(c.isupper() for c in letters) and " " not in name
+        len(letters) >= 2 and all(c.isupper() for c in letters) and " " not in name and not coded
     )
 
 

@@ -15,6 +15,7 @@ from kgtool.errors import ConfigError
 from kgtool.graph.db import Database
 from kgtool.ingest.graph_linker import GraphLinker
 from kgtool.ingest.linking import Gazetteer
+from kgtool.ingest.near_names import NearNames, asks_question
 from kgtool.retrieve.hop import read_pools
 
 LINKERS = ("graph", "gazetteer")
@@ -46,6 +47,9 @@ class GraphCatalog:
         self._stated: dict[str, list[str]] | None = None
         # relation keys whose stored label vector was read already (or found missing): see GraphView.relation_vectors
         self.vectors_read: set[tuple[str, str]] = set()
+        # a question that links no name is read for misspelt ones (the `near_names` setting)
+        self.near_names = bool(getattr(db.settings, "near_names", True))
+        self._near_memo: dict[str, list] = {}
 
     def _load(self) -> None:
         if self._linker is not None:
@@ -96,13 +100,27 @@ class GraphCatalog:
         return self._stated
 
     def link_mentions(self, text: str) -> list[tuple[int, int, str, str]]:
+        """The entity names in `text`; in a question where none is found, its misspelt names
+        (kgtool.ingest.near_names: "Crnolix" for "Crenolix"), so the question is not lost to a slip."""
         linker = self.gazetteer
         if isinstance(linker, GraphLinker):
             mentions = linker.find_mentions(text)
+            if not any(m.entity_id for m in mentions) and self.near_names and asks_question(text):
+                mentions = self._near(text)
         else:
             with self._lock:  # spaCy's matcher is not documented as thread-safe
                 mentions = linker.find_mentions(text)
         return [(m.start_char, m.end_char, m.entity_id, m.surface) for m in mentions if m.entity_id]
+
+    def _near(self, text: str):
+        found = self._near_memo.get(text)
+        if found is None:
+            found = NearNames(self.db).mentions(text)
+            with self._lock:
+                if len(self._near_memo) > 4096:
+                    self._near_memo.clear()
+                self._near_memo[text] = found
+        return found
 
     def link(self, name: str) -> str | None:
         return self.gazetteer.link(name)
