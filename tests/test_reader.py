@@ -107,6 +107,36 @@ def test_a_place_question_prefers_the_name_after_a_place_preposition():
     assert top("Where was Ada Rook born?", text, known=["Ada Rook"]) == "Vesta"
 
 
+def test_a_statement_ending_in_its_question_word_asks_that():
+    # the earlier "which" opens a relative clause; the old reading typed the answer by it (a name for "when?")
+    assert answer_form("The games in which Ada Rook's country competed ended a war that Norland entered when?"
+                       ).kind == "date"
+
+
+@pytest.mark.parametrize("question, noun, kind", [
+    ("What county shares a border with Vesta County?", "county", "place"),
+    ("The peak is part of what mountain range?", "mountain range", "entity"),
+    ("What is the name of the airport in the city where Ada Rook was born?", "airport", "entity"),
+    ("Which explorer mapped the coast of Norland?", "explorer", "person"),
+    ("Which is the body of water by the birthplace of Ada Rook?", "body of water", "entity"),
+    ("What is Ada Rook known for?", "", "entity"),
+])
+def test_answer_form_reads_the_noun_the_answer_is_asked_by(question, noun, kind):
+    form = answer_form(question)
+    assert (form.noun, form.kind) == (noun, kind)
+
+
+def test_a_span_named_as_the_asked_noun_wins_and_another_kind_of_place_loses():
+    text = "Vesta County, Iowa borders Marl County."
+    # the old reader took "Iowa" (a state, WordNet says) for "what county": the same words score both names
+    assert top("What county shares a border with Vesta County?", text) == "Marl County"
+    text = "The peak rises in the Sangre de Cristo Wilderness, in the Sangre de Cristo Range."
+    assert top("The peak is part of what mountain range?", text) == "Sangre de Cristo Range"
+    # a city (WordNet: "a city in southwest Ohio") is another kind of place than the state asked for
+    text = "Cortland lies near Dayton, a city of Ohio."
+    assert top("In what state is Cortland?", text, known=["Cortland"]) == "Ohio"
+
+
 def test_a_choice_is_answered_by_one_of_its_options():
     text = "Blue Pines toured with Red Owls and Grey Finch in 1999."
     assert top("Which band was formed first, Red Owls or Blue Pines?", text) in ("Red Owls", "Blue Pines")
@@ -208,3 +238,23 @@ def test_the_offline_reader_takes_a_graph_binding_only_when_the_evidence_answers
     # a fragment the mentions extractor made a node of, and a binding of the wrong shape
     assert reader.answer(q, blocks, "Regarded") is None
     assert reader.answer("When was Grey Harbour made?", blocks, "Ada Rook") is None
+
+
+def test_c2rag_recovery_of_the_answer_reads_with_the_noun_the_question_asks_by():
+    from kgtool.reason.agents.c2rag_base import Constraint
+    from kgtool.reason.agents.offline.c2rag import OfflineReader
+    from kgtool.reason.agents.offline.text_reader import TextReader
+
+    reader = OfflineReader.__new__(OfflineReader)
+    reader.text = TextReader(None, None, lambda text: [], None)
+    # the whole question asked of the chain's end: the old recovery typed it as any name, without the noun
+    q = "The peak is part of what mountain range?"
+    hits = [PassageHit("p1", "Peak", "The peak rises in the Sangre de Cristo Wilderness, in the Sangre de Cristo Range.")]
+    c = Constraint(0, "Tall Peak", q, "?answer", [q])
+    assert reader.recover(q, c, f"(Tall Peak, {q}, ?answer)", ["Tall Peak"], hits)[0] == "Sangre de Cristo Range"
+    # a placeholder the plan typed by the question's form ("place") reads with its noun too
+    q = "What county shares a border with the county where Harlow Township is located?"
+    c = Constraint(1, "?x1", "What county shares", "?answer", ["What county shares"], {"?answer": "place"})
+    hits = [PassageHit("p1", "Vesta County", "Vesta County, Iowa borders Marl County.")]
+    assert reader.recover(q, c, "(Vesta County, What county shares, ?answer)", ["Vesta County"], hits)[0] == \
+        "Marl County"

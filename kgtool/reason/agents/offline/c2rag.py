@@ -257,10 +257,12 @@ class OfflineReader:
             return None, None
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
         form = _unknown_form(constraint, constraint_text)
-        if form.kind == "entity" and constraint.relation == question:
-            # the answer itself, asked of the chain's end: the question's form types it
-            asked_form = answer_form(question)
-            form = asked_form if asked_form.kind in _TYPED else form
+        asked_form = answer_form(question)
+        if (constraint.relation == question and form.kind == "entity" and asked_form.kind not in ("yesno", "choice")
+                or asked_form.kind in _TYPED and form.kind == asked_form.kind):
+            # the answer itself (asked of the chain's end, or the placeholder the plan typed by the question's
+            # form): the question's form types it, with the noun it asks by ("what mountain range")
+            form = asked_form
         spans = self.text.spans(f"{constraint.relation} {question}", passages,
                                 asked=constraint.variants or [constraint.relation], known=known,
                                 weights=weights, form=form)

@@ -25,6 +25,7 @@ from kgtool.core.types import PassageHit
 from kgtool.reason.agents.offline.answer_form import (
     AnswerForm,
     answer_form,
+    noun_fit,
     shape_answer,
     span_shape,
 )
@@ -308,6 +309,8 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
                     score *= 1.15
                 if form.kind == "place" and _PLACE_PREP.search(text[s0:s]):
                     score *= 1.15
+                # the noun the question asks by ("what county"): a span named so, or of another kind of place
+                score *= noun_fit(surface, text[s0:s], form)
                 surface = shape_answer(surface, form)
                 key = normalize(surface)
                 if key not in best or score > best[key].score:
