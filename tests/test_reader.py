@@ -132,6 +132,9 @@ def test_a_span_named_as_the_asked_noun_wins_and_another_kind_of_place_loses():
     assert top("What county shares a border with Vesta County?", text) == "Marl County"
     text = "The peak rises in the Sangre de Cristo Wilderness, in the Sangre de Cristo Range."
     assert top("The peak is part of what mountain range?", text) == "Sangre de Cristo Range"
+    # a run of names joined by glue words is cut after the asked noun, not only at each glue word
+    text = "Tall Peak is a summit of the Crestones in the Sangre de Cristo Range of the Rocky Mountains of Norland."
+    assert top("The peak is part of what mountain range?", text) == "Sangre de Cristo Range"
     # a city (WordNet: "a city in southwest Ohio") is another kind of place than the state asked for
     text = "Cortland lies near Dayton, a city of Ohio."
     assert top("In what state is Cortland?", text, known=["Cortland"]) == "Ohio"

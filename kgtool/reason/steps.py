@@ -71,7 +71,8 @@ def anchored_passages(ctx: RunContext, known: Sequence[str], asked: Sequence[str
     bassist co-founded" 0), else those retrieved for it with the whole question. Ranked on the question, a store of documents puts
     the first hop's pages and strangers' pages sharing a word ("charge") before the page about the
     entity the phrase is asked of; where that page says nothing of it, the question's own passages
-    are the better bet."""
+    are the better bet. `says` (0.25) rests on the two examples above, read by hand, not on a sweep of
+    any question set."""
     full = retrieve_passages(ctx, " ".join([*known, *asked, question]), k)
     seen = {h.passage_id for h in full}
     hits = full + [h for h in retrieve_passages(ctx, " ".join([*known, *asked]), k) if h.passage_id not in seen]
