@@ -120,6 +120,8 @@ def test_a_statement_ending_in_its_question_word_asks_that():
     ("Which explorer mapped the coast of Norland?", "explorer", "person"),
     ("Which is the body of water by the birthplace of Ada Rook?", "body of water", "entity"),
     ("What is Ada Rook known for?", "", "entity"),
+    ("The hall is in a university located in what French city?", "city", "place"),
+    ("Which Danish heavy metal band released the album?", "heavy metal", "entity"),
 ])
 def test_answer_form_reads_the_noun_the_answer_is_asked_by(question, noun, kind):
     form = answer_form(question)
@@ -261,3 +263,42 @@ def test_c2rag_recovery_of_the_answer_reads_with_the_noun_the_question_asks_by()
     hits = [PassageHit("p1", "Vesta County", "Vesta County, Iowa borders Marl County.")]
     assert reader.recover(q, c, "(Vesta County, What county shares, ?answer)", ["Vesta County"], hits)[0] == \
         "Marl County"
+
+
+def test_a_place_is_not_the_adjective_of_its_people():
+    from kgtool.reason.agents.offline.answer_form import AnswerForm, noun_fit, phrase_form
+
+    assert phrase_form("city where died") == AnswerForm("place", noun="city")
+    assert phrase_form("the state where is located") == AnswerForm("place", noun="state")
+    assert phrase_form("group ruling") is None
+    # WordNet: "Mexican": "of or relating to Mexico or its inhabitants"
+    assert noun_fit("Mexican", "", AnswerForm("place")) < 1.0 == noun_fit("Mexico", "", AnswerForm("place"))
+    text = "Ada Rook was a Mexican painter who died in Vesta."
+    assert top("Where did Ada Rook die?", text, known=["Ada Rook"]) == "Vesta"
+
+
+def test_c2rag_recovery_types_a_bridge_by_the_noun_its_phrase_opens_with():
+    from kgtool.reason.agents.c2rag_base import Constraint
+    from kgtool.reason.agents.offline.c2rag import OfflineReader
+    from kgtool.reason.agents.offline.text_reader import TextReader
+
+    reader = OfflineReader.__new__(OfflineReader)
+    reader.text = TextReader(None, None, lambda text: [], None)
+    q = "What is the population of the state where Vesta Airport is located?"
+    c = Constraint(0, "Vesta Airport", "state where is located", "?x1", ["state where is located"])
+    hits = [PassageHit("p1", "Vesta Airport", "Vesta Airport is located in Marl County, in the state of Norland.")]
+    # the old recovery read the bridge as any name: the county the airport's sentence names first
+    assert reader.recover(q, c, "(Vesta Airport, state where is located, ?x1)", ["Vesta Airport"], hits)[0] == \
+        "Norland"
+
+
+def test_page_titles_lose_their_disambiguation_the_same_way_everywhere():
+    from kgtool.core.text import strip_disambiguation
+    from kgtool.ingest import doc_extract
+    from kgtool.reason.steps import _title_key
+
+    # the readers and the passages' titles stripped only a trailing parenthesis, the ingest every one
+    title = "Gold (band) discography"
+    assert doc_extract.strip_disambiguation is strip_disambiguation
+    assert shape_answer(title, answer_form("What is it?")) == strip_disambiguation(title) == "Gold discography"
+    assert _title_key(title) == "gold discography" and _title_key("Dead Ernest (novel)") == "dead ernest"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence, TypeVar
 
-from kgtool.core.text import relation_key
+from kgtool.core.text import relation_key, strip_disambiguation
 from kgtool.core.types import CandidateFact, ChainLink, Judgement, Plan
 from kgtool.reason.context import BudgetExhausted, HopState, RunContext
 from kgtool.reason.trace import TraceRecorder, candidate_row
@@ -89,7 +89,7 @@ def anchored_passages(ctx: RunContext, known: Sequence[str], asked: Sequence[str
 
 def _title_key(title: str) -> str:
     """A page title as a name: "Dead Ernest (novel)" is a page about Dead Ernest."""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().lower()
+    return strip_disambiguation(title).lower()
 
 
 def neighbour_pools(ctx: RunContext, entity_ids: Sequence[str]) -> dict[str, list[CandidateFact]]:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kgtool.core.text import strip_disambiguation
+
 _AUX = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
         "should", "shall", "may", "might"}
 _WH = {"who", "whom", "whose", "what", "which", "where", "when", "why", "how", "name"}
@@ -202,10 +204,15 @@ def asked_noun(after: list[str]) -> str:
     if lexicon is None:
         word = _singular(toks[0])
         return word if word in TYPE_NOUNS else ""
-    for n in (3, 2):
-        phrase = "_".join(toks[:n])
-        if len(toks) >= n and lexicon.sense_count(phrase, "n"):
-            return phrase.replace("_", " ")
+    for _ in range(3):
+        for n in (3, 2):
+            phrase = "_".join(toks[:n])
+            if len(toks) >= n and lexicon.sense_count(phrase, "n"):
+                return phrase.replace("_", " ")
+        if len(toks) > 1 and lexicon.glosses(toks[0], pos="a") and lexicon.sense_count(_singular(toks[1]), "n"):
+            toks = toks[1:]  # "what Australian city", "which Danish heavy metal band": adjectives before the noun
+        else:
+            break
     word = _singular(toks[0])
     return word if lexicon.sense_count(word, "n") else ""
 
@@ -228,6 +235,8 @@ def noun_fit(surface: str, before: str, form: AnswerForm) -> float:
     specific kind of place and the name, its last word, the text before it or WordNet's definition of it
     says another kind ("Iowa": "a state in midwestern United States", for "what county"); else 1."""
     toks = surface.lower().split()
+    if form.kind == "place" and len(toks) == 1 and _names_a_people(surface):
+        return NOUN_MISMATCH  # "Mexican" of "a Mexican politician" is no place; "Mexico" would be
     if not form.noun or not toks or form.kind == "choice":
         return 1.0
     head = form.noun.split()[-1]
@@ -244,6 +253,32 @@ def noun_fit(surface: str, before: str, form: AnswerForm) -> float:
     if not said:
         said = _defined_places(surface)
     return NOUN_MISMATCH if said and asked not in said else 1.0
+
+
+# WordNet defines an adjective of a place's people the same way each time ("Dutch": "of or relating to the
+# Netherlands or its people or culture")
+_OF_A_PLACE = re.compile(r"^of or (?:relating|pertaining) to ")
+
+
+def _names_a_people(word: str) -> bool:
+    """Is the word an adjective of a place or its people ("Mexican", "English"), by WordNet's definition?"""
+    lexicon = _lexicon()
+    return lexicon is not None and any(_OF_A_PLACE.match(g) for g in lexicon.glosses(word, senses=1, pos="a"))
+
+
+def phrase_form(phrase: str) -> AnswerForm | None:
+    """The form of what a relation phrase read from the question names, when it opens with a person or
+    place noun ("city where died", "the state where ... is located", "What county shares"): the unknown
+    is that kind of thing; None for any other phrase."""
+    toks = [t.lower() for t in _tokens(phrase)]
+    while toks and (toks[0] in _WH or toks[0] in _DETERMINERS):
+        toks.pop(0)
+    word = _singular(toks[0]) if toks else ""
+    if word in _PERSON_NOUNS:
+        return AnswerForm("person", noun=word)
+    if word in _PLACE_NOUNS:
+        return AnswerForm("place", noun=word)
+    return None
 
 
 def _defined_places(name: str) -> set[str]:
@@ -317,9 +352,6 @@ def _same(a: str, b: str) -> bool:
 _YEAR_ONLY = re.compile(r"\b(1\d{3}|20\d{2})\b")
 
 
-_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
-
-
 def shape_answer(text: str | None, form: AnswerForm) -> str | None:
     """The span as the form asks for it: just the year of a date when the question asks "what year"; a
     name without the disambiguation its page title carries ("Eddie the Eagle (film)" -> "Eddie the Eagle")."""
@@ -328,4 +360,4 @@ def shape_answer(text: str | None, form: AnswerForm) -> str | None:
     if form.kind == "year":
         m = _YEAR_ONLY.search(text)
         return m.group(1) if m else text
-    return _DISAMBIGUATION.sub("", text).strip() or text
+    return strip_disambiguation(text) or text
