@@ -107,6 +107,41 @@ def test_a_place_question_prefers_the_name_after_a_place_preposition():
     assert top("Where was Ada Rook born?", text, known=["Ada Rook"]) == "Vesta"
 
 
+def test_a_statement_ending_in_its_question_word_asks_that():
+    # the earlier "which" opens a relative clause; the old reading typed the answer by it (a name for "when?")
+    assert answer_form("The games in which Ada Rook's country competed ended a war that Norland entered when?"
+                       ).kind == "date"
+
+
+@pytest.mark.parametrize("question, noun, kind", [
+    ("What county shares a border with Vesta County?", "county", "place"),
+    ("The peak is part of what mountain range?", "mountain range", "entity"),
+    ("What is the name of the airport in the city where Ada Rook was born?", "airport", "entity"),
+    ("Which explorer mapped the coast of Norland?", "explorer", "person"),
+    ("Which is the body of water by the birthplace of Ada Rook?", "body of water", "entity"),
+    ("What is Ada Rook known for?", "", "entity"),
+    ("The hall is in a university located in what French city?", "city", "place"),
+    ("Which Danish heavy metal band released the album?", "heavy metal", "entity"),
+])
+def test_answer_form_reads_the_noun_the_answer_is_asked_by(question, noun, kind):
+    form = answer_form(question)
+    assert (form.noun, form.kind) == (noun, kind)
+
+
+def test_a_span_named_as_the_asked_noun_wins_and_another_kind_of_place_loses():
+    text = "Vesta County, Iowa borders Marl County."
+    # the old reader took "Iowa" (a state, WordNet says) for "what county": the same words score both names
+    assert top("What county shares a border with Vesta County?", text) == "Marl County"
+    text = "The peak rises in the Sangre de Cristo Wilderness, in the Sangre de Cristo Range."
+    assert top("The peak is part of what mountain range?", text) == "Sangre de Cristo Range"
+    # a run of names joined by glue words is cut after the asked noun, not only at each glue word
+    text = "Tall Peak is a summit of the Crestones in the Sangre de Cristo Range of the Rocky Mountains of Norland."
+    assert top("The peak is part of what mountain range?", text) == "Sangre de Cristo Range"
+    # a city (WordNet: "a city in southwest Ohio") is another kind of place than the state asked for
+    text = "Cortland lies near Dayton, a city of Ohio."
+    assert top("In what state is Cortland?", text, known=["Cortland"]) == "Ohio"
+
+
 def test_a_choice_is_answered_by_one_of_its_options():
     text = "Blue Pines toured with Red Owls and Grey Finch in 1999."
     assert top("Which band was formed first, Red Owls or Blue Pines?", text) in ("Red Owls", "Blue Pines")
@@ -208,3 +243,62 @@ def test_the_offline_reader_takes_a_graph_binding_only_when_the_evidence_answers
     # a fragment the mentions extractor made a node of, and a binding of the wrong shape
     assert reader.answer(q, blocks, "Regarded") is None
     assert reader.answer("When was Grey Harbour made?", blocks, "Ada Rook") is None
+
+
+def test_c2rag_recovery_of_the_answer_reads_with_the_noun_the_question_asks_by():
+    from kgtool.reason.agents.c2rag_base import Constraint
+    from kgtool.reason.agents.offline.c2rag import OfflineReader
+    from kgtool.reason.agents.offline.text_reader import TextReader
+
+    reader = OfflineReader.__new__(OfflineReader)
+    reader.text = TextReader(None, None, lambda text: [], None)
+    # the whole question asked of the chain's end: the old recovery typed it as any name, without the noun
+    q = "The peak is part of what mountain range?"
+    hits = [PassageHit("p1", "Peak", "The peak rises in the Sangre de Cristo Wilderness, in the Sangre de Cristo Range.")]
+    c = Constraint(0, "Tall Peak", q, "?answer", [q])
+    assert reader.recover(q, c, f"(Tall Peak, {q}, ?answer)", ["Tall Peak"], hits)[0] == "Sangre de Cristo Range"
+    # a placeholder the plan typed by the question's form ("place") reads with its noun too
+    q = "What county shares a border with the county where Harlow Township is located?"
+    c = Constraint(1, "?x1", "What county shares", "?answer", ["What county shares"], {"?answer": "place"})
+    hits = [PassageHit("p1", "Vesta County", "Vesta County, Iowa borders Marl County.")]
+    assert reader.recover(q, c, "(Vesta County, What county shares, ?answer)", ["Vesta County"], hits)[0] == \
+        "Marl County"
+
+
+def test_a_place_is_not_the_adjective_of_its_people():
+    from kgtool.reason.agents.offline.answer_form import AnswerForm, noun_fit, phrase_form
+
+    assert phrase_form("city where died") == AnswerForm("place", noun="city")
+    assert phrase_form("the state where is located") == AnswerForm("place", noun="state")
+    assert phrase_form("group ruling") is None
+    # WordNet: "Mexican": "of or relating to Mexico or its inhabitants"
+    assert noun_fit("Mexican", "", AnswerForm("place")) < 1.0 == noun_fit("Mexico", "", AnswerForm("place"))
+    text = "Ada Rook was a Mexican painter who died in Vesta."
+    assert top("Where did Ada Rook die?", text, known=["Ada Rook"]) == "Vesta"
+
+
+def test_c2rag_recovery_types_a_bridge_by_the_noun_its_phrase_opens_with():
+    from kgtool.reason.agents.c2rag_base import Constraint
+    from kgtool.reason.agents.offline.c2rag import OfflineReader
+    from kgtool.reason.agents.offline.text_reader import TextReader
+
+    reader = OfflineReader.__new__(OfflineReader)
+    reader.text = TextReader(None, None, lambda text: [], None)
+    q = "What is the population of the state where Vesta Airport is located?"
+    c = Constraint(0, "Vesta Airport", "state where is located", "?x1", ["state where is located"])
+    hits = [PassageHit("p1", "Vesta Airport", "Vesta Airport is located in Marl County, in the state of Norland.")]
+    # the old recovery read the bridge as any name: the county the airport's sentence names first
+    assert reader.recover(q, c, "(Vesta Airport, state where is located, ?x1)", ["Vesta Airport"], hits)[0] == \
+        "Norland"
+
+
+def test_page_titles_lose_their_disambiguation_the_same_way_everywhere():
+    from kgtool.core.text import strip_disambiguation
+    from kgtool.ingest import doc_extract
+    from kgtool.reason.steps import _title_key
+
+    # the readers and the passages' titles stripped only a trailing parenthesis, the ingest every one
+    title = "Gold (band) discography"
+    assert doc_extract.strip_disambiguation is strip_disambiguation
+    assert shape_answer(title, answer_form("What is it?")) == strip_disambiguation(title) == "Gold discography"
+    assert _title_key(title) == "gold discography" and _title_key("Dead Ernest (novel)") == "dead ernest"

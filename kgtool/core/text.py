@@ -235,6 +235,16 @@ def normalise_label(label: str) -> str:
     return re.sub(r"\s+", " ", fold(label)).strip()
 
 
+_PARENS = re.compile(r"\s*\([^()]*\)")
+
+
+def strip_disambiguation(title: str) -> str:
+    """A page title as the name it is about: 'Hello Love (song)' -> 'Hello Love'. Every parenthesis goes,
+    not only a trailing one ('Gold (band) discography' is about Gold's records): the one stripper the
+    ingest's aliases, the passages' titles and the readers' answers share."""
+    return _PARENS.sub("", title).strip() or title.strip()
+
+
 def relation_key(label: str, relation_id: str | None = None) -> str:
     """Facts of one relation share this key: its id when known, else its normalised label."""
     return relation_id.strip() if relation_id and relation_id.strip() else "rel:" + normalize(label)

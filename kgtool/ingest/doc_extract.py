@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from kgtool.core.text import STOPWORDS, normalize
+from kgtool.core.text import STOPWORDS, normalize, strip_disambiguation  # noqa: F401  (docs.py imports it here)
 from kgtool.ingest.extract import split_sentences
 from kgtool.ingest.linking import Gazetteer, canonical_id
 from kgtool.ingest.records import Candidate
@@ -102,11 +102,6 @@ class PassageExtraction:
 
 def _possessive(word: str) -> bool:
     return word.endswith(("'s", "’s"))
-
-
-def strip_disambiguation(title: str) -> str:
-    """'Hello Love (song)' -> 'Hello Love'; other titles unchanged."""
-    return _PARENS.sub("", title).strip() or title.strip()
 
 
 def sentence_spans(text: str, starts: Sequence[int] | None = None) -> list[tuple[int, int]]:

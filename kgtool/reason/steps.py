@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence, TypeVar
 
-from kgtool.core.text import relation_key
+from kgtool.core.text import relation_key, strip_disambiguation
 from kgtool.core.types import CandidateFact, ChainLink, Judgement, Plan
 from kgtool.reason.context import BudgetExhausted, HopState, RunContext
 from kgtool.reason.trace import TraceRecorder, candidate_row
@@ -71,7 +71,8 @@ def anchored_passages(ctx: RunContext, known: Sequence[str], asked: Sequence[str
     bassist co-founded" 0), else those retrieved for it with the whole question. Ranked on the question, a store of documents puts
     the first hop's pages and strangers' pages sharing a word ("charge") before the page about the
     entity the phrase is asked of; where that page says nothing of it, the question's own passages
-    are the better bet."""
+    are the better bet. `says` (0.25) rests on the two examples above, read by hand, not on a sweep of
+    any question set."""
     full = retrieve_passages(ctx, " ".join([*known, *asked, question]), k)
     seen = {h.passage_id for h in full}
     hits = full + [h for h in retrieve_passages(ctx, " ".join([*known, *asked]), k) if h.passage_id not in seen]
@@ -88,7 +89,7 @@ def anchored_passages(ctx: RunContext, known: Sequence[str], asked: Sequence[str
 
 def _title_key(title: str) -> str:
     """A page title as a name: "Dead Ernest (novel)" is a page about Dead Ernest."""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip().lower()
+    return strip_disambiguation(title).lower()
 
 
 def neighbour_pools(ctx: RunContext, entity_ids: Sequence[str]) -> dict[str, list[CandidateFact]]:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kgtool.core.text import strip_disambiguation
+
 _AUX = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
         "should", "shall", "may", "might"}
 _WH = {"who", "whom", "whose", "what", "which", "where", "when", "why", "how", "name"}
@@ -50,6 +52,7 @@ class AnswerForm:
     kind: str  # yesno | choice | date | year | number | person | place | entity
     options: list[str] = field(default_factory=list)  # for a choice: the two named options
     focus: str = ""  # the question's words after its wh-word/auxiliary, without the options
+    noun: str = ""  # the noun the question types its answer by ("what county" -> "county"), or ""
 
     @property
     def wants_name(self) -> bool:
@@ -144,6 +147,10 @@ def answer_form(question: str) -> AnswerForm:
     i = _main_wh(toks)
     if i is None:
         return AnswerForm("entity")
+    if toks[-1] in ("when", "where", "who") and i != len(toks) - 1 and toks[0] not in _WH:
+        # a statement ending in its question word asks that ("... a war that Italy entered when?"): the
+        # earlier which/what opened a relative clause ("in which X's country competed")
+        i = len(toks) - 1
     wh, after = toks[i], [_singular(t) for t in toks[i + 1:i + 4]]
     if wh == "how":
         return AnswerForm("number" if after[:1] in (["many"], ["much"]) else "entity")
@@ -153,6 +160,7 @@ def answer_form(question: str) -> AnswerForm:
         return AnswerForm("place")
     if wh in ("who", "whom", "whose"):
         return AnswerForm("person")
+    noun = asked_noun(toks[i + 1:]) if wh in ("what", "which") else ""
     for w in after:
         if w in _PREPS and w != "of":  # "in what for seven years": a noun after a preposition is not asked
             break
@@ -163,10 +171,138 @@ def answer_form(question: str) -> AnswerForm:
         if w in ("population", "number", "amount"):
             return AnswerForm("number")
         if w in _PERSON_NOUNS:
-            return AnswerForm("person")
+            return AnswerForm("person", noun=noun)
         if w in _PLACE_NOUNS:
-            return AnswerForm("place")
-    return AnswerForm("entity")
+            return AnswerForm("place", noun=noun)
+    if not noun and wh in ("what", "which") and toks[i + 1:i + 3] in (["is", "the"], ["was", "the"]):
+        # "What is the name of the airport ...": the noun names what is asked, but the frame is a copula,
+        # so it only ranks spans (noun_fit), it does not type the answer as a person or a place
+        return AnswerForm("entity", noun=asked_noun(toks[i + 2:]))
+    if noun and _names_person(noun):  # "which explorer": WordNet files the noun under persons
+        return AnswerForm("person", noun=noun)
+    return AnswerForm("entity", noun=noun)
+
+
+# "what kind of university", "the name of the city": the noun after these says what is asked
+_OF_NOUNS = {"kind", "type", "sort", "name", "form"}
+_DETERMINERS = {"the", "a", "an"}
+
+
+def asked_noun(after: list[str]) -> str:
+    """The noun right after "what"/"which" that types the answer, singular: the longest WordNet noun
+    compound it opens ("mountain range", "body of water"), else the word itself; "" when the next word
+    is no noun WordNet knows (a verb or an auxiliary: "what is", "which was"). Without WordNet, the
+    word when it is one of the person or place nouns."""
+    toks = [t for t in after[:8]]
+    while toks and toks[0] in _DETERMINERS:
+        toks.pop(0)
+    if len(toks) > 2 and toks[0] in _OF_NOUNS and toks[1] == "of":
+        toks = [t for t in toks[2:] if t not in _DETERMINERS][:3] if toks[2] in _DETERMINERS else toks[2:]
+    if not toks or toks[0] in _AUX or toks[0] in _WH or toks[0] in _PREPS:
+        return ""
+    lexicon = _lexicon()
+    if lexicon is None:
+        word = _singular(toks[0])
+        return word if word in TYPE_NOUNS else ""
+    for _ in range(3):
+        for n in (3, 2):
+            phrase = "_".join(toks[:n])
+            if len(toks) >= n and lexicon.sense_count(phrase, "n"):
+                return phrase.replace("_", " ")
+        if len(toks) > 1 and lexicon.glosses(toks[0], pos="a") and lexicon.sense_count(_singular(toks[1]), "n"):
+            toks = toks[1:]  # "what Australian city", "which Danish heavy metal band": adjectives before the noun
+        else:
+            break
+    word = _singular(toks[0])
+    return word if lexicon.sense_count(word, "n") else ""
+
+
+# place nouns that name one kind of place ("region", "area", "location" name any), and words a WordNet
+# definition uses for such a place ("the capital and largest city of Utah", "a republic in southern Europe")
+_SPECIFIC_PLACES = {"city", "town", "village", "country", "state", "province", "county", "continent", "island"}
+_PLACE_WORDS = {**{w: w for w in _SPECIFIC_PLACES}, "capital": "city", "nation": "country",
+                "republic": "country", "kingdom": "country"}
+# a fixed lift for a span named as the noun asks ("Dodge County" for "what county") and cut for a span that
+# is another kind of place ("Salt Lake City" for "what state"): not fitted to any question set
+NOUN_BONUS = 1.3
+NOUN_MISMATCH = 0.5
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
+
+
+def noun_fit(surface: str, before: str, form: AnswerForm) -> float:
+    """How a candidate name fits the noun the question asks by (form.noun): NOUN_BONUS when its last word
+    is that noun or the text before it names it ("the state of ___"); NOUN_MISMATCH when the noun is a
+    specific kind of place and the name, its last word, the text before it or WordNet's definition of it
+    says another kind ("Iowa": "a state in midwestern United States", for "what county"); else 1."""
+    toks = surface.lower().split()
+    if form.kind == "place" and len(toks) == 1 and _names_a_people(surface):
+        return NOUN_MISMATCH  # "Mexican" of "a Mexican politician" is no place; "Mexico" would be
+    if not form.noun or not toks or form.kind == "choice":
+        return 1.0
+    head = form.noun.split()[-1]
+    last = _singular(toks[-1])
+    # "the state of ___" names the state; "a city of ___" names what holds the city, so only "the" counts
+    lead = re.search(r"\bthe (?:[a-z.]+ )?([a-z]+) of $", before.lower())
+    lead_word = _singular(lead.group(1)) if lead else ""
+    if head in (last, lead_word) and not {"and", "&"} & set(toks):  # "A and B County" joins two names
+        return NOUN_BONUS
+    asked = _PLACE_WORDS.get(head)
+    if asked is None:
+        return 1.0
+    said = {_PLACE_WORDS[w] for w in (last, lead_word) if w in _PLACE_WORDS}
+    if not said:
+        said = _defined_places(surface)
+    return NOUN_MISMATCH if said and asked not in said else 1.0
+
+
+# WordNet defines an adjective of a place's people the same way each time ("Dutch": "of or relating to the
+# Netherlands or its people or culture")
+_OF_A_PLACE = re.compile(r"^of or (?:relating|pertaining) to ")
+
+
+def _names_a_people(word: str) -> bool:
+    """Is the word an adjective of a place or its people ("Mexican", "English"), by WordNet's definition?"""
+    lexicon = _lexicon()
+    return lexicon is not None and any(_OF_A_PLACE.match(g) for g in lexicon.glosses(word, senses=1, pos="a"))
+
+
+def phrase_form(phrase: str) -> AnswerForm | None:
+    """The form of what a relation phrase read from the question names, when it opens with a person or
+    place noun ("city where died", "the state where ... is located", "What county shares"): the unknown
+    is that kind of thing; None for any other phrase."""
+    toks = [t.lower() for t in _tokens(phrase)]
+    while toks and (toks[0] in _WH or toks[0] in _DETERMINERS):
+        toks.pop(0)
+    word = _singular(toks[0]) if toks else ""
+    if word in _PERSON_NOUNS:
+        return AnswerForm("person", noun=word)
+    if word in _PLACE_NOUNS:
+        return AnswerForm("place", noun=word)
+    return None
+
+
+def _defined_places(name: str) -> set[str]:
+    """The kinds of place WordNet's definitions of the name say it is: the first place word of each of
+    its two most frequent senses' definitions; empty when WordNet does not know the name."""
+    lexicon = _lexicon()
+    if lexicon is None:
+        return set()
+    out = set()
+    for gloss in lexicon.glosses(name, senses=2):
+        word = next((_PLACE_WORDS[w] for w in _WORD.findall(gloss.lower()) if w in _PLACE_WORDS), None)
+        if word:
+            out.add(word)
+    return out
+
+
+def _lexicon():
+    from kgtool.reason.lexicon import Lexicon
+    return Lexicon.load()
+
+
+def _names_person(noun: str) -> bool:
+    lexicon = _lexicon()
+    return lexicon is not None and " " not in noun and lexicon.names_person(noun, senses=1)
 
 
 def span_shape(text: str) -> str:
@@ -216,9 +352,6 @@ def _same(a: str, b: str) -> bool:
 _YEAR_ONLY = re.compile(r"\b(1\d{3}|20\d{2})\b")
 
 
-_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)\s*$")
-
-
 def shape_answer(text: str | None, form: AnswerForm) -> str | None:
     """The span as the form asks for it: just the year of a date when the question asks "what year"; a
     name without the disambiguation its page title carries ("Eddie the Eagle (film)" -> "Eddie the Eagle")."""
@@ -227,4 +360,4 @@ def shape_answer(text: str | None, form: AnswerForm) -> str | None:
     if form.kind == "year":
         m = _YEAR_ONLY.search(text)
         return m.group(1) if m else text
-    return _DISAMBIGUATION.sub("", text).strip() or text
+    return strip_disambiguation(text) or text

@@ -42,6 +42,7 @@ from kgtool.reason.agents.offline.answer_form import (
     AnswerForm,
     answer_form,
     fits,
+    phrase_form,
     shape_answer,
     span_shape,
 )
@@ -257,10 +258,12 @@ class OfflineReader:
             return None, None
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
         form = _unknown_form(constraint, constraint_text)
-        if form.kind == "entity" and constraint.relation == question:
-            # the answer itself, asked of the chain's end: the question's form types it
-            asked_form = answer_form(question)
-            form = asked_form if asked_form.kind in _TYPED else form
+        asked_form = answer_form(question)
+        if (constraint.relation == question and form.kind == "entity" and asked_form.kind not in ("yesno", "choice")
+                or asked_form.kind in _TYPED and form.kind == asked_form.kind and not form.noun):
+            # the answer itself (asked of the chain's end, or the placeholder the plan typed by the question's
+            # form): the question's form types it, with the noun it asks by ("what mountain range")
+            form = asked_form
         spans = self.text.spans(f"{constraint.relation} {question}", passages,
                                 asked=constraint.variants or [constraint.relation], known=known,
                                 weights=weights, form=form)
@@ -324,12 +327,14 @@ _TYPED = ("date", "year", "number", "person", "place")
 
 
 def _unknown_form(constraint: Constraint, constraint_text: str) -> AnswerForm:
-    """The form of the constraint's unknown: its placeholder's type when the plan typed it, else a name."""
+    """The form of the constraint's unknown: its placeholder's type when the plan typed it, else what the
+    relation phrase opens with ("city where died": a place, a city), else a name."""
+    named = phrase_form(constraint.relation) if constraint.relation else None
     for var in constraint.variables:
         kind = constraint.types.get(var)
         if var in constraint_text and kind in _TYPED:
-            return AnswerForm(kind)
-    return AnswerForm("entity")
+            return named if named is not None and named.kind == kind else AnswerForm(kind)
+    return named or AnswerForm("entity")
 
 
 def _written_as_name(name: str, texts: Sequence[str]) -> bool:

@@ -25,6 +25,7 @@ from kgtool.core.types import PassageHit
 from kgtool.reason.agents.offline.answer_form import (
     AnswerForm,
     answer_form,
+    noun_fit,
     shape_answer,
     span_shape,
 )
@@ -114,6 +115,12 @@ def _parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces if len(pieces) > 1 else []
 
 
+def _last_word(name: str) -> str:
+    toks = name.lower().split()
+    word = toks[-1] if toks else ""
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
 def _whole_name(text: str, start: int, end: int, runs: list[tuple[int, int]]) -> tuple[int, int]:
     """A linked mention widened to the capitalised name it is part of ("Winter" in "William Winter")."""
     for s, e in runs:
@@ -146,10 +153,14 @@ def _candidates(text: str, form: AnswerForm, mentions) -> list[tuple[int, int, s
         s, e = _whole_name(text, s, e, runs)
         out[(s, e)] = (s, e, text[s:e], eid if text[s:e] == _surface else None, True)
     covered = [(s, e) for s, e in out]
+    head = form.noun.split()[-1] if form.noun else ""
     for s, e in runs:
         # a run joined by glue words may be one name ("Bank of America") or two ("Ann Lee of the Times"):
-        # both readings are candidates, and the sentence decides
-        for ps, pe in [(s, e), *_parts(text, s, e)]:
+        # both readings are candidates, and the sentence decides; a name that ends in the noun asked by
+        # runs up to it ("Sangre de Cristo Range" of "... Range of the Rocky Mountains")
+        parts = _parts(text, s, e)
+        named = [(s, pe) for _ps, pe in parts[:-1] if head and _last_word(text[s:pe]) == head]
+        for ps, pe in [(s, e), *parts, *named]:
             if not any(cs <= ps and pe <= ce for cs, ce in covered) and (ps, pe) not in out:
                 out[(ps, pe)] = (ps, pe, text[ps:pe], None, False)
     cleaned = {}
@@ -308,6 +319,8 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
                     score *= 1.15
                 if form.kind == "place" and _PLACE_PREP.search(text[s0:s]):
                     score *= 1.15
+                # the noun the question asks by ("what county"): a span named so, or of another kind of place
+                score *= noun_fit(surface, text[s0:s], form)
                 surface = shape_answer(surface, form)
                 key = normalize(surface)
                 if key not in best or score > best[key].score:
