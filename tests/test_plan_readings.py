@@ -19,6 +19,8 @@ from __future__ import annotations
 import pytest
 
 from helpers import ingest_triples
+from test_explains import hop, reading_check, scorer  # noqa: F401  (fixtures)
+from test_offline_agents import matcher  # noqa: F401  (the MiniLM matcher fixture)
 from kgtool.reason.question import read_question
 from kgtool.reason.roles import AGENT, PATIENT, reciprocal, relation_role, segment_role
 
@@ -59,6 +61,16 @@ def test_a_phrase_the_answer_owns_is_read_as_the_nouns_object():
     assert [s.text for s in r.segments if s.optional] == ["country whose"]
     r = _reading("Which country's currency is the ostrel crown?", "the ostrel crown")
     assert [s.text for s in r.segments if s.owned] == ["currency is"]
+
+
+def test_the_owners_kind_names_no_hop(scorer, matcher):  # noqa: F811
+    """"the country whose capital is T": "country" says what the owner is; a hop to another city of that
+    country is a link the question does not name (the city's leader is not the country's)."""
+    check = reading_check(scorer, matcher, {"rel:capital": ["capital"], "rel:country": ["country"],
+                                            "rel:leader name": ["leader name"]})
+    r = _reading("Who leads the country whose capital is Varn?", "Varn")
+    assert check.check(r, [hop(1, "capital", "in"), hop(2, "leader name")]).reasons() == []
+    assert check.check(r, [hop(1, "capital", "in"), hop(2, "country", "in"), hop(3, "leader name")]).unnamed_hops
 
 
 @pytest.fixture

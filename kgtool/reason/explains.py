@@ -117,7 +117,10 @@ class ReadingCheck:
 
     def check(self, reading: QuestionReading, facts: Sequence[CandidateFact]) -> ReadingGaps:
         gaps = ReadingGaps()
-        segments = [s for s in reading.segments if s.content]
+        # a type hint said before a relation phrase ("the country whose capital is T": what the owner is)
+        # names no hop: only the answer's own type, said last, may (a type hop)
+        segments = [s for i, s in enumerate(reading.segments) if s.content and not (
+            s.optional and any(t.content and not t.optional for t in reading.segments[i + 1:]))]
         if not facts or not segments:
             return gaps
         texts = {s: merged_text([s]) for s in segments}
