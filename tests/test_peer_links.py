@@ -52,6 +52,26 @@ def test_an_unnamed_link_to_a_thing_of_another_kind_is_not():
     assert peer_links(p, NEIGHBOURS, str) == []
 
 
+TYPED = {
+    # a firm's head office is a typed city: both have a `type` fact, which makes them of no one kind
+    "firm": [fact("t1", "firm", "type", "company"), fact("f8", "firm", "head office", "town")],
+    "town": [fact("f8", "firm", "head office", "town", "in"), fact("t2", "town", "type", "city"),
+             fact("f9", "town", "country", "land")],
+    # a fund and the firm it holds, typed alike and sharing no relation of their own
+    "fund": [fact("t3", "fund", "type", "company"), fact("f10", "fund", "holds", "firm")],
+}
+
+
+def test_type_facts_tell_the_kind_and_are_no_shared_relation():
+    p = plan("firm", [TYPED["firm"][1], TYPED["town"][2]], [[], ["country"]])
+    assert peer_links(p, TYPED, str) == []
+    neighbours = {**TYPED, "firm": [*TYPED["firm"], fact("f10", "fund", "holds", "firm", "in"),
+                                    fact("f11", "firm", "chief executive", "oda")]}
+    p = plan("fund", [TYPED["fund"][1], neighbours["firm"][3]], [[], ["chief", "executive"]])
+    found = peer_links(p, neighbours, str)
+    assert [fid for fid, _reason in found] == ["f10"] and "both are 'company'" in found[0][1]
+
+
 def test_the_status_rule_does_not_answer_a_chain_through_a_peer_link():
     p = plan("holding", [NEIGHBOURS["holding"][0], NEIGHBOURS["firm"][1]], [[], ["chief", "executive"]])
     p.peer_links = peer_links(p, NEIGHBOURS, str)

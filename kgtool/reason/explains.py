@@ -48,7 +48,7 @@ from kgtool.reason.question import QuestionReading, Segment, read_question
 from kgtool.reason.relation_vocabulary import RelationVocabulary, vocabulary_of
 from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, evidence_phrasing, reciprocal, relation_role,
-                                 says_doer, segment_role, shares_verb_sense)
+                                 says_doer, says_part_of, segment_role, shares_verb_sense)
 from kgtool.reason.segmatch import MAX_SYNONYMS, SYNONYM_WEIGHT, PhraseScorer, merged_text
 
 # a hop fitting a phrase below this leaves it unexplained: the offline agents' shared bar for "a relation
@@ -117,7 +117,10 @@ class ReadingCheck:
 
     def check(self, reading: QuestionReading, facts: Sequence[CandidateFact]) -> ReadingGaps:
         gaps = ReadingGaps()
-        segments = [s for s in reading.segments if s.content]
+        # a type hint said before a relation phrase ("the country whose capital is T": what the owner is)
+        # names no hop: only the answer's own type, said last, may (a type hop)
+        segments = [s for i, s in enumerate(reading.segments) if s.content and not (
+            s.optional and any(t.content and not t.optional for t in reading.segments[i + 1:]))]
         if not facts or not segments:
             return gaps
         texts = {s: merged_text([s]) for s in segments}
@@ -314,6 +317,7 @@ class ReadingCheck:
         phrases that lost the fit they explained best with, the relation they fitted and its hop."""
         turned: dict[Segment, tuple[str, int]] = {}
         raw = {seg: list(fits[seg]) for seg in segments}
+        carried = self._carried(reading, facts, hops, raw)
         for seg in segments:
             role = segment_role(seg, reading.topic)
             if role == PhraseRole():
@@ -324,8 +328,8 @@ class ReadingCheck:
                 # the fact's own sentence first: it may give a verb where the label is a noun
                 said = evidence_phrasing(fact.evidence or "", fact.head or "", fact.tail or "")
                 roles = relation_role(prof.label, (*said, *prof.templates))
-                if fits[seg][h] < self.explains and says_doer(seg, role, roles, prof.label or fact.relation or "",
-                                                               fact.direction, self.scorer.lexicon):
+                if fits[seg][h] < self.explains and seg is not carried and says_doer(
+                        seg, role, roles, prof.label or fact.relation or "", fact.direction, self.scorer.lexicon):
                     # "who runs X" against "X has ceo Y": WordNet says what a CEO does; the grammar, who it is
                     fits[seg][h] = self.explains
                 if fits[seg][h] <= 0.0:
@@ -341,6 +345,20 @@ class ReadingCheck:
                     # by X": X's "founded by" taken from its tail): no discount for the direction
                     fits[seg][h] /= factor
         return turned
+
+    def _carried(self, reading, facts, hops, fits) -> Segment | None:
+        """The soft frame verb that completes the relation of the phrase before it, which says only part of
+        its hop's label ("Who leads | the government of T" at the head of government), if any: it says that
+        hop's relation, not what a later hop's person does (no WordNet doer reading for it; the structured
+        search's rule too, PhraseRoles.carried)."""
+        required = list(reading.required)
+        if len(required) < 2 or not required[-1].soft or required[-2] not in fits:
+            return None
+        prev, seg = required[-2], required[-1]
+        h = max(range(len(facts)), key=lambda k: fits[prev][k])
+        if fits[prev][h] < self.explains:
+            return None
+        return seg if says_part_of(prev.content, hops[h][0].label or facts[h].relation or "") else None
 
     def _repeated(self, hops, fits, segments) -> list[tuple[int, str]]:
         """A relation the chain takes k times needs k phrases it explains ("X's mother's mother");

@@ -45,6 +45,7 @@ FUNCTION_WORDS = DETERMINERS | QUESTION_WORDS | AUXILIARIES | PREPOSITIONS | PRO
     "and or not also exactly currently that".split()
 )
 _DO = frozenset("do does did".split())
+_BE = frozenset("is are was were".split())
 _FREE_RELATIVES = frozenset("whoever whomever whatever whichever".split())  # a noun phrase of their own
 # heads that name no relation of their own ("the person who ...", "the one that ...")
 GENERIC_NOUNS = frozenset("person one people someone somebody man woman individual thing entity".split())
@@ -67,6 +68,9 @@ class Segment:
     # may be one relation with the phrase next to it; two phrases that each have their article
     # or possessive ("the head of government of the state", "T's mom's home country") are two
     bare: bool = False
+    # the answer owns the phrase's noun ("the country whose capital is T", "Which country's currency is
+    # T?"): the relation is the answer's own, read from its side, and T is its object
+    owned: bool = False
 
     @property
     def text(self) -> str:
@@ -109,6 +113,8 @@ class _Chunk:
 
     toks: list[_Tok] = field(default_factory=list)
     joined_by_of: bool = False  # "... <chunk> of <inner>": a noun with its argument, not a clause
+    owned: bool = False  # the words after "whose": the noun the outer layer's head owns
+    kind: bool = False  # "the country whose": the head only says what the owner is, as a type word does
 
 
 def tokenize_question(question: str) -> list[_Tok]:
@@ -199,13 +205,20 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         if at is not None:
             # "the country whose citizen is married to T": the noun after "whose" and its verb
             # form a layer of their own inside the head's ("citizen ... married to", then "country")
-            chunks[k:k + 1] = [_Chunk(toks[at + 1:], chunks[k].joined_by_of), _Chunk(toks[:at + 1], False)]
+            # "the country whose capital is T" (a noun and "is"): T is the owner's capital, one hop reaches
+            # the owner, and its head only says what the owner is; with a verb ("whose citizen is married
+            # to T") the head's noun names the hop from the noun's holder to it
+            owned = toks[at + 1:]
+            copula = len(owned) > 1 and owned[-1].low in _BE and all(_is_content(t) for t in owned[:-1])
+            chunks[k:k + 1] = [_Chunk(owned, chunks[k].joined_by_of, owned=True),
+                               _Chunk(toks[:at + 1], False, kind=copula)]
     for k, chunk in enumerate(chunks):
         words = chunk.toks + (verb_part if k == owner else [])
         content = [t.low for t in words if _is_content(t)]
         if content:
             naming = k == len(chunks) - 1 and all(w in _NAMING for w in content)
-            segments.append(_segment(words, optional=naming, bare=chunk.toks[0].low not in DETERMINERS))
+            segments.append(_segment(words, optional=naming or chunk.kind, owned=chunk.owned,
+                                     bare=chunk.toks[0].low not in DETERMINERS))
     frame_words = frame + (verb_part if owner is None else [])
     answer_type = _answer_type(frame_words)
     owned = _owned_by_type(frame_words)
@@ -220,7 +233,8 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         # nothing else in the question names a relation
         only_type = answer_type is not None and [t.low for t in frame_content] == answer_type.split()
         optional = only_type and bool(segments)
-        segments.append(_segment(frame_words, optional=optional, soft=not optional and bool(segments), bare=True))
+        segments.append(_segment(frame_words, optional=optional, soft=not optional and bool(segments), bare=True,
+                                 owned=bool(type_words)))
     if type_words:
         segments.append(_segment(type_words, optional=True, bare=True))
     return QuestionReading(question, topic, tuple(segments), answer_type)
@@ -421,6 +435,7 @@ def _answer_type(frame: list[_Tok]) -> str | None:
     return None
 
 
-def _segment(toks: list[_Tok], *, optional: bool = False, soft: bool = False, bare: bool = False) -> Segment:
+def _segment(toks: list[_Tok], *, optional: bool = False, soft: bool = False, bare: bool = False,
+             owned: bool = False) -> Segment:
     kept = [t for t in toks if t.low not in DETERMINERS and t.text[0].isalnum()]
-    return Segment(tuple(t.text for t in kept), tuple((t.start, t.end) for t in kept), optional, soft, bare)
+    return Segment(tuple(t.text for t in kept), tuple((t.start, t.end) for t in kept), optional, soft, bare, owned)

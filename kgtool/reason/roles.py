@@ -101,6 +101,16 @@ def _finite_base(word: str) -> str | None:
     return word[:-2] if len(word) > 4 and word.endswith("ed") else None
 
 
+def _present_participle(word: str) -> str | None:
+    """The base of a verb's -ing form that is no noun ("starring", "featuring" -> "star", "feature"; not
+    "painting" or "building", which WordNet lists as nouns), from the verb tables; None without them."""
+    lexicon = Lexicon.load()
+    if lexicon is None or not word.endswith("ing") or len(word) < 6:
+        return None
+    base = lexicon.verb_base(word)
+    return base if base != word and lexicon.sense_count(word, "n") == 0 else None
+
+
 def _bare_verb(words: Sequence[str]) -> bool:
     """Does the clause start with a finite verb said right before its object or preposition (or
     at the phrase's end), as in "which company acquired | X", "which firm works for | X"?"""
@@ -157,6 +167,12 @@ def _clause(words: list[str], *, subject_is_answer: bool) -> tuple[str | None, t
 def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
     """The role `seg` gives its answer (see the module docstring); `topic` is the topic mention's span:
     words right of it follow the inner entity, which is then the subject of their clause."""
+    low = [w.lower() for w in seg.words]
+    if seg.owned and low and low[-1] in _BE and all(_content(w) for w in low[:-1]):
+        # "the country whose capital is T", "Which country's currency is T?": T is the noun's, and the
+        # answer what T is that of, as in "which country is T the capital of"
+        said = _noun_phrase(low[:-1], False)
+        return PhraseRole(noun=said.noun, noun_kind=said.noun_kind, predicate=True)
     left = [w.lower() for w, (s, e) in zip(seg.words, seg.spans) if e <= topic[0]]
     right = [w.lower() for w, (s, e) in zip(seg.words, seg.spans) if s >= topic[1]]
     right = right[:next((k for k, w in enumerate(right) if w in ("which", "what", "whom")), len(right))]
@@ -275,6 +291,12 @@ def _phrasing_role(phrasing: str, templated: bool) -> RelationRole | None:
         base = _finite_base(verb)
         if base is not None and base not in _RECIPROCAL and base not in _STATIVE:
             return RelationRole(AGENT, PATIENT, verb=stems)
+    base = _present_participle(verb)
+    if base is not None and not aux and (not rest or rest[0] in PREPOSITIONS) and base not in _RECIPROCAL | _STATIVE:
+        # "(film)-[:STARRING]->(actor)", "works for" said as "working for": "<film> starring <actor>" makes
+        # the head the doer, as a finite verb does
+        prep = _first_preposition(rest)
+        return RelationRole(AGENT, OBLIQUE if prep else PATIENT, tail_place=prep in _PLACE_PREPOSITIONS, verb=stems)
     is_be = any(a in _BE for a in aux)
     prep = _first_preposition(rest)
     follows = bool(rest) and (rest[0] in PREPOSITIONS or rest[0] in ("a", "an", "the"))
@@ -368,6 +390,15 @@ def says_doer(seg: Segment, phrase: PhraseRole, relation: RelationRole, label: s
     return lexicon.says_doer(verb, noun)
 
 
+def says_part_of(words: Sequence[str], label: str) -> bool:
+    """Do the phrase's words say only part of the relation's label ("government" of "head of government")?
+    A frame verb after such a phrase ("Who leads | the government of T") says the rest of that relation,
+    not a relation of its own."""
+    said = [s for w in words for s in content_stems(w.lower())]
+    named = content_stems(label.replace("_", " ").lower())
+    return bool(said) and all(_shares([s], named) for s in said) and not all(_shares([n], said) for n in named)
+
+
 def reciprocal(label: str) -> bool:
     """Is the relation named by a verb whose two sides do the same to each other ("married", "MARRIED_TO",
     "wed")? Read from either end it says the same, so no direction of it is the wrong one."""
@@ -376,7 +407,13 @@ def reciprocal(label: str) -> bool:
         return False
     lexicon = Lexicon.load()
     base = _finite_base(words[0]) or (lexicon.verb_base(words[0]) if lexicon is not None else words[0])
-    return base in _RECIPROCAL
+    if base in _RECIPROCAL:
+        return True
+    # a noun for one side of such a relation is the other side's too: WordNet lists "spouse" with
+    # "partner", "ally" with "friend" (a noun's first sense; "husband" has no such synonym, nor "mother")
+    if len(words) == 1 and lexicon is not None and lexicon.sense_count(words[0], "n"):
+        return any(w.lower() in _RECIPROCAL for w in lexicon.synonyms(words[0], senses=1, pos="n"))
+    return False
 
 
 def _shares(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -420,4 +457,5 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
 
 
 __all__ = ["AGENT", "OBLIQUE", "PATIENT", "PhraseRole", "RelationRole", "clause_verb", "conflict",
-           "evidence_phrasing", "reciprocal", "relation_role", "says_doer", "segment_role", "shares_verb_sense"]
+           "evidence_phrasing", "reciprocal", "relation_role", "says_doer", "says_part_of", "segment_role",
+           "shares_verb_sense"]

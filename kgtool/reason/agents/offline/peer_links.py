@@ -11,7 +11,9 @@ answer found one link further on is another entity's ("the chief executive of th
 holding owns"), not the one asked for.
 
 "The same kind" is read from the graph alone: the two entities share a relation of their own
-(a fact read forwards) other than the link and the relation asked. Only the plan's unnamed hops
+(a fact read forwards) other than the link and the relation asked. A typing relation (`type`,
+`instance of`: kgtool.reason.kinds) is not such a relation, every typed entity has one; what
+its facts name is the kind itself: two entities typed alike are of one kind. Only the plan's unnamed hops
 are looked at, each followed by the hop that answers a phrase.
 """
 from __future__ import annotations
@@ -20,10 +22,17 @@ from typing import Callable, Mapping, Sequence
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import OfflinePlan, relation_key
+from kgtool.reason.kinds import typing_relation
 
 
 def _own_relations(facts: Sequence[CandidateFact]) -> set[str]:
-    return {relation_key(f) for f in facts if f.direction == "out" and f.head_id != f.tail_id}
+    return {relation_key(f) for f in facts
+            if f.direction == "out" and f.head_id != f.tail_id and not typing_relation(f.relation or "")}
+
+
+def _types(facts: Sequence[CandidateFact]) -> set[str]:
+    """The ids of the kinds the entity's type facts name."""
+    return {f.tail_id for f in facts if f.direction == "out" and typing_relation(f.relation or "")}
 
 
 def peer_links(plan: OfflinePlan, neighbours: Mapping[str, Sequence[CandidateFact]],
@@ -41,13 +50,17 @@ def peer_links(plan: OfflinePlan, neighbours: Mapping[str, Sequence[CandidateFac
         end = plan.entities[i]
         if start not in neighbours or end not in neighbours:
             continue
+        typed = _types(neighbours[start]) & _types(neighbours[end])
         shared = (_own_relations(neighbours[start]) & _own_relations(neighbours[end])) - {
             plan.relations[i], plan.relations[i + 1]}
-        if not shared:
+        if typed:
+            why = f"both are {name_of(min(typed)) or min(typed)!r}"
+        elif shared:
+            why = f"both have {min(shared).split(':', 1)[-1]!r}"
+        else:
             continue
-        kind = min(shared).split(":", 1)[-1]
         out.append((plan.facts[i], f"hop {i + 1} goes from {name_of(start) or start} to {name_of(end) or end}, "
-                                   f"a thing of the same kind (both have {kind!r}), by a link the question "
+                                   f"a thing of the same kind ({why}), by a link the question "
                                    f"does not name: what hop {i + 2} finds is not {name_of(start) or start}'s"))
     return out
 

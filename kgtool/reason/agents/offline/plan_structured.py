@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from kgtool.core.text import light_stem
 from kgtool.core.types import PLACEHOLDER, CandidateFact
 from kgtool.reason.agents.offline.common import Mention, OfflinePlan, _endpoints
 from kgtool.reason.agents.offline.structured import StructuredPath, StructuredSearch
+from kgtool.reason.answer_kind import TIME_KINDS
 from kgtool.reason.question import QuestionReading, read_question
+from kgtool.reason.roles import segment_role
 from kgtool.reason.relmatch import RelationProfile
 
 
@@ -108,16 +111,42 @@ def weigh(search: StructuredSearch, question: str, structured: OfflinePlan, cove
     if reached_s > reached_c:
         return structured
     facts = chain_facts(coverage, neighbours)
+    reading = read_question(question, coverage.topic_span)
+    if reading.answer_type in TIME_KINDS and facts is not None:
+        # a point in time is written with digits (the status rule's answer-kind check): a path ending at a
+        # name does not answer "when" over one ending at a date
+        ours = chain_facts(structured, neighbours)
+        if ours and _ends_in_digits(ours) != _ends_in_digits(facts):
+            return structured if _ends_in_digits(ours) else coverage
     if facts is None:
         return choose(structured, coverage)
-    score, missing = search.rescore(read_question(question, coverage.topic_span), facts)
+    score, missing = search.rescore(reading, facts)
     if score is not None and round(score, 6) > round(structured.score, 6):
         return coverage
     if missing != len(structured.unexplained):
         return structured if len(structured.unexplained) < missing else coverage
-    if len(coverage.relations) > len(structured.relations) and all(coverage.explained):
+    if len(coverage.relations) > len(structured.relations) and all(
+            _names_more_than_kinds(words, reading) for words in coverage.explained):
         return coverage
     return structured
+
+
+def _names_more_than_kinds(words: Sequence[str], reading: QuestionReading) -> bool:
+    """Does a hop explain a word other than the kinds the question gives its answers ("Which company
+    published T?", "the company that publishes T": the publisher is a company)? A hop for such a word
+    alone is a type hop, which the structured search weighs itself (StructuredSearch._type_hops); a
+    relation only named after the kind ("parent company") is no reading of a phrase the other path missed."""
+    kinds = {light_stem(w) for w in (reading.answer_type or "").lower().split()}
+    for seg in reading.required:
+        role = segment_role(seg, reading.topic)
+        if role.verb:
+            kinds.update(role.noun)  # the head of a clause: "the company that publishes T"
+    return any(light_stem(w.lower()) not in kinds for w in words)
+
+
+def _ends_in_digits(facts: Sequence[CandidateFact]) -> bool:
+    last = facts[-1]
+    return any(ch.isdigit() for ch in (last.head if last.direction == "in" else last.tail) or "")
 
 
 def chain_facts(plan: OfflinePlan, neighbours: dict[str, list[CandidateFact]]) -> list[CandidateFact] | None:

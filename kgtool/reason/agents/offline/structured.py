@@ -27,10 +27,11 @@ from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
 from kgtool.reason.kinds import is_kind, kinds_of
 from kgtool.reason.agents.offline.kind_hops import kind_hops
+from kgtool.reason.answer_kind import TIME_KINDS
 from kgtool.reason.agents.offline.structured_rescore import rescore
+from kgtool.reason.agents.offline.structured_roles import PhraseRoles
 from kgtool.reason.question import DETERMINERS, QuestionReading, Segment
 from kgtool.reason.relmatch import RelationProfile
-from kgtool.reason.roles import conflict, relation_role, segment_role, shares_verb_sense
 from kgtool.reason.segmatch import PhraseScorer, merged_text
 
 
@@ -79,6 +80,7 @@ class SearchSettings:
     expected_gain: float = 0.5  # what ranking the beam assumes each unexplained phrase will still earn
     type_weight: float = 0.2
     explains: float = 0.3  # a hop fitting a phrase below this leaves it unexplained (a guess, not a reading)
+    doer_fit: float = 0.5  # a verb saying what a relation's person does (PhraseRoles.says_doer): the check's bar
     max_hops: int = 6
     type_hop_fit: float = 0.7  # a hop for the answer's type word alone must fit it this well ...
     type_hop_margin: float = 0.3  # ... and this much better than the path's last relation fits it
@@ -99,7 +101,7 @@ class StructuredSearch:
 
     def read_roles(self, reading: QuestionReading) -> None:
         """The role each required phrase gives its answer (kgtool.reason.roles), for `_group`."""
-        self._roles = [(segment_role(seg, reading.topic), seg.content) for seg in reading.required]
+        self.roles = PhraseRoles(reading, self.scorer, self.s)
 
     def search(self, reading: QuestionReading, topic_id: str) -> StructuredPath | None:
         self.read_roles(reading)
@@ -155,6 +157,10 @@ class StructuredSearch:
             return None
         finished += self._type_hops(finished, type_text)
         finished = kind_hops(self, finished, reading, type_text)
+        if reading.answer_type in TIME_KINDS:
+            # "when", "what year": a point in time is written with digits (the status rule's answer-kind
+            # check); a path ending at a name ("born" read as the birthplace) answers something else
+            finished = [p for p in finished if _has_digit(p)] or finished
         return max(finished, key=lambda p: (round(p.total, 6), -len(p.hops)))
 
     def _type_hops(self, finished: list[StructuredPath], type_text: str | None) -> list[StructuredPath]:
@@ -264,6 +270,7 @@ class StructuredSearch:
         # from passages do not compete (a document corpus must not overrule the graph's facts)
         options: list[tuple[str, list[CandidateFact], int, tuple[float, ...], float, bool]] = []
         settled: set[int] = set()
+        doer = not self.roles.carried(path, k, n, self.profile_of)
         for (key, direction), members in groups.items():
             members = sorted(members, key=self.prior, reverse=True)[: self.s.fanout]
             prof = self.profile_of(members[0])
@@ -272,7 +279,7 @@ class StructuredSearch:
             for j in range(k + 1, min(n, k + self.s.max_merge) + 1):
                 if (k, j) not in texts:
                     continue
-                fits, gain = self._group(texts[(k, j)], prof, factor, (k, j), direction)
+                fits, gain = self._group(texts[(k, j)], prof, factor, (k, j), direction, doer=doer)
                 if gain == float("-inf"):
                     continue
                 options.append((key, members, j, fits, gain, stated))
@@ -352,7 +359,8 @@ class StructuredSearch:
         return out
 
     def _group(self, texts: tuple[list[str], str], prof: RelationProfile, factor: float,
-               span: tuple[int, int] | None = None, direction: str = "out") -> tuple[tuple[float, ...], float]:
+               span: tuple[int, int] | None = None, direction: str = "out", *, doer: bool = True
+               ) -> tuple[tuple[float, ...], float]:
         """A hop's fit to each of one or more consecutive phrases, and what it gains the path.
 
         One phrase: its fit, less the hop's cost. Several, a relation said in pieces
@@ -361,9 +369,13 @@ class StructuredSearch:
         that fits a relation of its own is better explained by that relation's hop.
         """
         parts, whole = texts
-        if span is not None and self._against_roles(span, prof, direction):
+        roles = getattr(self, "roles", None)
+        if span is not None and roles is not None and roles.against(span, prof, direction):
             return (0.0,) * len(parts), float("-inf")
         singles = tuple(factor * self.scorer.score(p, prof) for p in parts)
+        if len(parts) == 1 and span is not None and doer and roles is not None and singles[0] < self.s.doer_fit \
+                and roles.says_doer(span[0], prof, direction):
+            singles = (self.s.doer_fit,)
         if len(parts) == 1:
             # a hop that barely fits its phrase costs what an unnamed hop costs: it is no cheaper
             # way to cross a link the question does not name
@@ -373,24 +385,6 @@ class StructuredSearch:
         if joint >= max(singles) and joint >= self.s.min_fit:  # equal when both saturate (1.0)
             return (joint,) * len(parts), len(parts) * joint - self.s.hop_cost - (len(parts) - 1) * self.s.merge_cost
         return singles, float("-inf")
-
-    def _against_roles(self, span: tuple[int, int], prof: RelationProfile, direction: str) -> bool:
-        """Does the relation, read `direction`, give the answer of a phrase in `span` a role the phrase
-        rules out ("which company acquired X" read along X's own "acquired" fact: X is the acquirer)?
-        Such a hop does not explain the phrase, however close its words (the status rule's check too)."""
-        roles = getattr(self, "_roles", None)
-        if not roles:
-            return False
-        relation = relation_role(prof.label or prof.key, prof.templates)
-        if relation.head is None and relation.tail is None:
-            # a noun label gets a role only by sharing a stem with the phrase's verb, and not every such
-            # noun names the doer ("headquarters"): the search steers by what a verb phrasing says
-            return False
-        for role, words in roles[span[0]:span[1]]:
-            synonym = role.adverbial and shares_verb_sense(words, relation, self.scorer.lexicon)
-            if conflict(role, relation, direction, synonym_verb=synonym):
-                return True
-        return False
 
     @staticmethod
     def _step(path: StructuredPath, fact: CandidateFact, key: str, first: int, last: int,
@@ -407,7 +401,9 @@ class StructuredSearch:
 
     def _type_text(self, reading: QuestionReading) -> str | None:
         optional = [s for s in reading.segments if s.optional and s.content]
-        if optional:
+        if optional and not any(s.content and not s.optional for s in reading.segments[
+                reading.segments.index(optional[-1]):]):
+            # the answer's type is said last ("the country whose capital is T" types an inner hop's answer)
             return " ".join(optional[-1].content)
         if reading.answer_type == "place":
             return reading.answer_type  # "where ...": the answer is a place, whatever the frame's verb
@@ -439,6 +435,13 @@ class StructuredSearch:
 
 
 _WORD = re.compile(r"\w+(?:[-/.]\w+)*")
+
+
+def _has_digit(path: StructuredPath) -> bool:
+    """Is the entity the path ends at written with a digit (a date, a year, a count)?"""
+    fact = path.hops[-1].fact
+    name = fact.head if fact.direction == "in" else fact.tail
+    return any(ch.isdigit() for ch in name or "")
 
 
 def _said_together(question: str, segments: Sequence[Segment], i: int, j: int) -> str:
