@@ -106,8 +106,12 @@ class ReadingCheck:
     def __init__(self, scorer: PhraseScorer, profile_of: Callable[[str, str], RelationProfile],
                  vocabulary: RelationVocabulary | None = None, *, explains: float = EXPLAINS,
                  margin: float = MARGIN, names_nothing: float = NAMES_NOTHING,
-                 reverse_factor: float = REVERSE_FACTOR):
+                 reverse_factor: float = REVERSE_FACTOR,
+                 kin: Callable[[CandidateFact, str], bool] | None = None):
         self.scorer = scorer
+        # whether a relation key is of the part of the graph a hop stands in (None: the whole graph is);
+        # see relation_of_hops_part
+        self.kin = kin
         self.profile_of = profile_of  # (relation key, label) -> profile
         self.vocabulary = vocabulary
         self.explains = explains
@@ -154,7 +158,7 @@ class ReadingCheck:
                 continue
             if facts[fits[seg].index(best)].fact_id.startswith(PASSAGE_HOP):
                 continue  # a passage answered what this phrase asks: no relation of the graph to compare
-            named = self._named_instead(texts[seg], best, {p.key for p, _f in hops})
+            named = self._named_instead(texts[seg], best, facts[fits[seg].index(best)])
             if named is not None:
                 gaps.named_elsewhere.append((seg.text, named))
         extra = self._clause_verbs(reading, segments, hops, fits, gaps)
@@ -375,8 +379,9 @@ class ReadingCheck:
             out.extend((h + 1, hops[h][0].label or hops[h][0].key) for h in taken[max(named, 1):])
         return out
 
-    def _named_instead(self, text: str, fit: float, taken: set[str]) -> str | None:
-        """The label of a relation of the graph the phrase names clearly better than `fit`, if any."""
+    def _named_instead(self, text: str, fit: float, hop: CandidateFact) -> str | None:
+        """The label of a relation of the graph the phrase names clearly better than `fit` (the fit of the
+        chain's `hop` that explains it best), if any, and of the hop's part of the graph (`kin`)."""
         if self.vocabulary is None or fit >= EXACT:
             return None
         # a near fit (a synonym's, 0.9 and up) still gives way to a relation the phrase names outright:
@@ -386,7 +391,7 @@ class ReadingCheck:
         for key in self.vocabulary.candidates(text, vectors):
             phrases = self.vocabulary.phrases.get(key) or [key]
             prof = self.profile_of(key, phrases[0])
-            if self.scorer.score(text, prof) >= better:
+            if self.scorer.score(text, prof) >= better and (self.kin is None or self.kin(hop, key)):
                 return prof.label or key
         return None
 
@@ -435,9 +440,25 @@ def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: 
     stated_only = all(getattr(f, "stated", True) for f in facts)
     check = ReadingCheck(scorer, profiles.of, vocabulary_of(kg.catalog, kg.matcher.encoder, stated_only=stated_only),
                          explains=float(getattr(settings, "offline_fit", EXPLAINS)),
-                         reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)))
+                         reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)),
+                         kin=lambda hop, key: relation_of_hops_part(kg.db, hop, key))
     found = check.check(read_question(question, span), facts)
     return Gaps(found.reasons(), found.explained)
+
+
+PEERS = 200  # the hop's peers looked at for the other relation: enough to see a part of the graph's vocabulary
+
+
+def relation_of_hops_part(db, hop: CandidateFact, key: str) -> bool:
+    """Whether the relation `key` is said of entities like the hop's own: of its subject, or of a peer (another
+    subject of the hop's relation to the same object). A store can hold several sources, each with its own
+    vocabulary: a user's graph's `country` (a city's) must not overrule the hop `country of citizenship` an edit
+    corpus states of a person, where no entity like that person has a `country` fact."""
+    if hop.fact_id.startswith(PASSAGE_HOP):
+        return True
+    rows = db.read("graph/peers_have_relation", subject_id=hop.head_id, object_id=hop.tail_id,
+                   taken=_key(hop), other=key, limit=PEERS)
+    return bool(rows and rows[0]["found"])
 
 
 def _asked_of_passage(hop) -> CandidateFact:
