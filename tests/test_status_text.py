@@ -10,7 +10,7 @@ from kgtool.core.scope import Scope
 from kgtool.core.types import CandidateFact
 from kgtool.reason.context import HopState
 from kgtool.reason.status import reads_text, settle
-from kgtool.reason.text_evidence import TextEvidence, asked_kind, description_heads, is_kind, kind_senses
+from kgtool.reason.text_evidence import TextEvidence, anchored, asked_kind, description_heads, is_kind, kind_senses
 from kgtool.reason.lexicon import Lexicon
 
 DOCS = [
@@ -145,3 +145,29 @@ def test_a_text_chain_that_comes_back_to_a_thing_it_passed_through_is_not_verifi
     got = gaps_of(text_kg, q, loop)
     assert got and "comes back" in got[0], got
     assert gaps_of(text_kg, q, [text_hop("Tarrow Falcons", entity="Harl Vesta"), text_hop("Mara Quell")]) == []
+
+
+def test_a_hop_read_from_a_passage_must_read_one_that_speaks_of_what_it_stood_on():
+    page = {"title": "Kessa Ironworks", "text": "Kessa Ironworks was a foundry on the Orrin river.", "about": False,
+            "mentions": False}
+    assert anchored(page, "Kessa Ironworks (foundry)", whole=True)  # its own page, by its title
+    assert anchored(page, "Orrin", whole=False)  # a phrase asked of a name the passage writes
+    assert not anchored(page, "Orrin", whole=True)  # the whole question asked of it needs its own page
+    assert not anchored(page, "Tarrow Falcons", whole=False)
+    assert anchored({**page, "mentions": True}, "Tarrow Falcons", whole=False)  # linked at ingestion
+
+
+def test_the_status_of_a_text_answer_is_answered_only_when_its_passages_confirm_its_kind(text_kg):
+    """The status rule with the text check over the stored passages, as the runner calls it: the same text
+    chain's answer is `answered` for the kind its page gives it and `unverified`, saying why, for another."""
+    chain = [text_hop("Harl Vesta")]
+    link = text_kg.catalog.link("Harl Vesta")
+    with text_kg.db.session() as session:
+        check = TextEvidence(text_kg.db, session, Scope())
+        for question, status in (("The Tarrow Falcons are based in what town?", "answered"),
+                                 ("The Tarrow Falcons are based in what state?", "unverified"),
+                                 ("Who founded the Tarrow Falcons?", "unverified")):
+            got = settle("answered", "Harl Vesta", chain, None,
+                         text_gaps=lambda q=question: check.gaps(q, chain, "Harl Vesta", link))
+            assert got.status == status, (question, got.reason)
+            assert (got.reason is None) == (status == "answered"), got.reason

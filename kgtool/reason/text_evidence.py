@@ -24,6 +24,9 @@ text says what it is asked to say:
 - a chain that comes back to a thing it passed through (its topic, a thing bound on the way) and answers
   with it went round a loop of fragments read off passages: the way back explains nothing, so the answer
   is not verified whatever its kind.
+- every hop read from a passage must read one that speaks of the entity it stood on (names it; for a hop
+  that asked the whole question of the chain's end, is its page): otherwise the passage links the answer
+  to something else, and the chain says nothing of how it relates to the question's topic.
 - a question that asks for no kind (its question word has no noun, "what did X use") has nothing to
   confirm of the answer; the chain's own checks (the reading check) decide.
 
@@ -110,6 +113,8 @@ def _question_noun(question: str) -> str | None:
         if run:
             head = run[-1].lower()
             return None if head in _NAMING else _compound(toks, low, i, head)
+        if i >= 2 and low[i - 1] == "of" and _WORD.fullmatch(toks[i - 2]) and low[i - 2] not in _NAMING | _STOP:
+            return _singular(low[i - 2])  # "an annual output of what": the value of an output is an output
     return None
 
 
@@ -300,6 +305,9 @@ class TextEvidence:
         loop = _loop(chain, answer, answer_id)
         if loop:
             return [loop]
+        astray = self._unanchored(question, chain)
+        if astray:
+            return astray
         if noun is None:
             return []
         lex = Lexicon.load()
@@ -358,8 +366,30 @@ class TextEvidence:
                                                                 fact_ids=[last.fact.fact_id])]
         return [t for t in dict.fromkeys(texts) if t]
 
+    def _unanchored(self, question: str, chain: Sequence[HopState]) -> list[str]:
+        """The hops that read a passage not speaking of the entity they stood on (see `anchored`)."""
+        hops = [h for h in chain if h.answer and not h.generated and h.fact is None and (h.entity_id or h.entity)]
+        if not hops:
+            return []
+        read = {r["step_id"]: r["passage_id"] for r in self.db.run_in(self.session, "trace/chain",
+                                                                       step_ids=[h.step_id for h in hops])
+                if r["passage_id"]}
+        pairs = [{"passage_id": read[h.step_id], "entity_id": h.entity_id} for h in hops if h.step_id in read]
+        rows = {(r["passage_id"], r["entity_id"]): r for r in self.db.run_in(self.session, "status/passage_links",
+                                                                             pairs=pairs)} if pairs else {}
+        out = []
+        for h in hops:
+            row = rows.get((read.get(h.step_id), h.entity_id))
+            if row is not None and not anchored(row, h.entity, whole=question in (h.query or "")):
+                out.append(f"hop {h.hop} stood on {h.entity!r} but read the page of {row['title']!r}, which "
+                           f"{'is not about' if question in (h.query or '') else 'does not name'} it")
+        return out
+
     def _comparison(self, question: str, chain: Sequence[HopState], form: str) -> list[str]:
-        """Each compared thing needs a hop of its own, standing on it with a fact or a passage."""
+        """Each compared thing needs a hop of its own, standing on it with a fact or a passage that names it."""
+        astray = self._unanchored(question, chain)
+        if astray:
+            return astray
         read = [h for h in chain if h.answer and not h.generated and (h.entity_id or h.entity)]
         if form == "choice":
             stood = [normalize(_DISAMBIGUATION.sub("", h.entity or "")) for h in read]
@@ -372,6 +402,19 @@ class TextEvidence:
         if got < wanted:
             return [f"the question compares {wanted} things; the chain read evidence of {got}"]
         return []
+
+
+def anchored(row: dict, entity: str, *, whole: bool) -> bool:
+    """Does a passage a hop read speak of the entity the hop stood on? A hop that asked one phrase of the
+    entity links it to its answer only through a passage that names it (its document is about it, ingestion
+    linked a mention, or it writes the name). A hop that asked the whole question of it (the answer read off
+    the chain's end) needs the entity's own page: the question's words find the topic's pages, and an
+    answer read there skips the chain it was asked at the end of."""
+    about = bool(row.get("about")) or _title_key(row.get("title") or "") == _title_key(entity)
+    if whole:
+        return about
+    written = bool(_mentions(f"{row.get('title') or ''}\n{row.get('text') or ''}", entity))
+    return about or bool(row.get("mentions")) or written
 
 
 def _loop(chain: Sequence[HopState], answer: str, answer_id: str | None) -> str | None:
@@ -417,4 +460,4 @@ def _name_is_kind(lex: Lexicon, answer: str, kinds: frozenset[int]) -> bool:
     return is_kind(lex, bare, kinds, common=False, senses=1)
 
 
-__all__ = ["TextEvidence", "asked_kind", "description_heads", "is_kind", "kind_senses"]
+__all__ = ["TextEvidence", "anchored", "asked_kind", "description_heads", "is_kind", "kind_senses"]
