@@ -10,7 +10,7 @@ from kgtool.core.scope import Scope
 from kgtool.core.types import CandidateFact
 from kgtool.reason.context import HopState
 from kgtool.reason.status import reads_text, settle
-from kgtool.reason.text_evidence import TextEvidence, anchored, asked_kind, description_heads, is_kind, kind_senses
+from kgtool.reason.text_evidence import TextEvidence, _asked_of, anchored, asked_kind, description_heads, is_kind, kind_senses
 from kgtool.reason.lexicon import Lexicon
 
 DOCS = [
@@ -155,6 +155,10 @@ def test_a_hop_read_from_a_passage_must_read_one_that_speaks_of_what_it_stood_on
     assert not anchored(page, "Orrin", whole=True)  # the whole question asked of it needs its own page
     assert not anchored(page, "Tarrow Falcons", whole=False)
     assert anchored({**page, "mentions": True}, "Tarrow Falcons", whole=False)  # linked at ingestion
+    # the thing a whole question was asked of is read from the step's written form, whatever it stood on
+    q = "Who founded the Tarrow Falcons?"
+    assert _asked_of(f"(Orrin, {q}, ?answer (person))", q) == "Orrin"
+    assert _asked_of("(Orrin, founded by, ?x1)", q) is None
 
 
 def test_the_status_of_a_text_answer_is_answered_only_when_its_passages_confirm_its_kind(text_kg):

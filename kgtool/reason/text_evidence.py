@@ -53,8 +53,8 @@ WHERE = ("location", "structure", "facility", "establishment", "body of water", 
 _NAMING = {"name", "title", "term", "word", "one", "kind", "type", "sort", "part", "thing"}
 _STOP = {"of", "in", "on", "at", "from", "for", "by", "with", "that", "which", "who", "whom", "whose", "where",
          "when", "to", "near", "since", "between", "located", "based", "founded", "known", "born", "named",
-         "during", "after", "before", "than", "as", "whose", "its", "his", "her", "their", "is", "was", "are",
-         "were", "has", "had", "have", "did", "does", "do", "does", "it", "they", "he", "she"}
+         "during", "after", "before", "than", "as", "its", "his", "her", "their", "is", "was", "are", "were",
+         "has", "had", "have", "did", "does", "do", "it", "they", "he", "she"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*|[,;:?!.()\"]")
 # a description after a name: its parenthesis ("(born 1958)") and a short aside in commas skipped, then a
@@ -380,9 +380,14 @@ class TextEvidence:
         out = []
         for h in hops:
             row = rows.get((read.get(h.step_id), h.entity_id))
-            if row is not None and not anchored(row, h.entity, whole=question in (h.query or "")):
-                out.append(f"hop {h.hop} stood on {h.entity!r} but read the page of {row['title']!r}, which "
-                           f"{'is not about' if question in (h.query or '') else 'does not name'} it")
+            whole = question in (h.query or "")
+            asked = _asked_of(h.query or "", question) if whole else None
+            of = asked or h.entity
+            if asked and _title_key(asked) != _title_key(h.entity or ""):
+                row = row and {**row, "about": False, "mentions": False}  # asked of another thing than the step's
+            if row is not None and not anchored(row, of, whole=whole):
+                out.append(f"hop {h.hop} asked of {of!r} read the page of {row['title']!r}, which "
+                           f"{'is not about' if whole else 'does not name'} it")
         return out
 
     def _comparison(self, question: str, chain: Sequence[HopState], form: str) -> list[str]:
@@ -402,6 +407,12 @@ class TextEvidence:
         if got < wanted:
             return [f"the question compares {wanted} things; the chain read evidence of {got}"]
         return []
+
+
+def _asked_of(query: str, question: str) -> str | None:
+    """The thing a hop asked the whole question of, from its written form "(<thing>, <question>, ?x)"."""
+    at = query.find(f", {question}")
+    return query[1:at].strip() or None if query.startswith("(") and at > 1 else None
 
 
 def anchored(row: dict, entity: str, *, whole: bool) -> bool:
