@@ -297,17 +297,18 @@ class TextEvidence:
         if not answer:
             return []
         form, noun = asked_kind(question)
-        if form in ("date", "year", "number"):
-            shaped = fits(answer, answer_form(question))
-            return [] if shaped else [f"the question asks for {_a(form)}; the text's answer {answer!r} is not one"]
         if form in ("yesno", "choice"):
             return self._comparison(question, chain, form)
+        # the chain first: a loop or a passage about something else makes any answer a guess, of any kind
         loop = _loop(chain, answer, answer_id)
         if loop:
             return [loop]
         astray = self._unanchored(question, chain)
         if astray:
             return astray
+        if form in ("date", "year", "number"):
+            shaped = fits(answer, answer_form(question))
+            return [] if shaped else [f"the question asks for {_a(form)}; the text's answer {answer!r} is not one"]
         if noun is None:
             return []
         lex = Lexicon.load()
