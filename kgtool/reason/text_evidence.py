@@ -19,8 +19,8 @@ text says what it is asked to say:
   the kind's noun is one of its WordNet hypernyms (a singer is a person; a town is not a state).
 - a time or a count ("when", "what year", "how many") is a literal: the answer must be written as one.
 - a comparison (a yes/no question, or "A or B") is verified when each thing compared had evidence of its
-  own read: a hop of the chain stands on it with a fact or a passage. The verdict compares two readings;
-  with one side unread it is a guess at the other.
+  own read: a hop of the chain stands on it with a fact, or with a passage that names it. The verdict
+  compares two readings; with one side unread it is a guess at the other.
 - a chain that comes back to a thing it passed through (its topic, a thing bound on the way) and answers
   with it went round a loop of fragments read off passages: the way back explains nothing, so the answer
   is not verified whatever its kind.
@@ -28,7 +28,10 @@ text says what it is asked to say:
   that asked the whole question of the chain's end, is its page): otherwise the passage links the answer
   to something else, and the chain says nothing of how it relates to the question's topic.
 - a question that asks for no kind (its question word has no noun, "what did X use") has nothing to
-  confirm of the answer; the chain's own checks (the reading check) decide.
+  confirm of the answer; the chain's own checks (the reading check) decide. "The N of what" asks for an N.
+
+These rules hold for the chain first: a loop or an unanchored hop makes even a literal of the right
+shape a guess.
 
 A chain of stated facts is not read here at all: its status is the stated-fact rule's (the runner asks
 this check only of chains that read text).
