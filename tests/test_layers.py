@@ -52,7 +52,7 @@ REASON_LAYERS = [
     # the methods' control loops
     ("methods",),
     # the status rule's reading check: the question read with the offline agents' phrase matcher
-    ("explains",),
+    ("explains", "text_evidence"),
     # running a method
     ("runner",),
 ]

@@ -19,6 +19,7 @@ from kgtool.reason import status as status_rule
 from kgtool.reason.agents.factory import ROLES
 from kgtool.reason.context import Budget, RunContext
 from kgtool.reason.explains import chain_gaps
+from kgtool.reason.text_evidence import TextEvidence
 from kgtool.reason.trace import TraceRecorder
 from kgtool.reason.trace_sections import method_class_address
 from kgtool.retrieve.hop import HopRetriever
@@ -72,7 +73,9 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
                 outcome.status, outcome.answer, outcome.chain, followed,
                 method_reason=_judge_reason(outcome),
                 question_mentions=lambda: len(kg.catalog.link_mentions(question)),
-                reading_gaps=lambda: chain_gaps(kg, plans.inner, question, outcome.chain, followed))
+                reading_gaps=lambda: chain_gaps(kg, plans.inner, question, outcome.chain, followed),
+                text_gaps=lambda: TextEvidence(kg.db, session, scope).gaps(question, outcome.chain, outcome.answer,
+                                                                           outcome.answer_id))
             latency_ms = (time.perf_counter() - t0) * 1000
             finish = trace.finish_fields(answer=outcome.answer, answer_id=outcome.answer_id, status=settled.status,
                                          latency_ms=latency_ms, load_ms=load_ms, usage=usage,

@@ -16,7 +16,10 @@ settles every method's outcome here, once:
   chain whose relations explain the question's relation phrases, each by the
   relation of the graph that names it, with no hop the question does not name
   (the reading check, kgtool.reason.explains: one rule for every method, since
-  each method may follow a chain other than the plan);
+  each method may follow a chain other than the plan), and, for a chain resting on a hop read
+  from text, an answer the text confirms: of the kind asked, a literal of the shape asked, or a
+  comparison with evidence read of each side (kgtool.reason.text_evidence; not contradicted is
+  not confirmed, and a chain of stated facts is never asked);
 - failing any of these, an answer is `unverified` (its partial chain kept) and
   no answer is `no_answer`;
 - either way the Run and the result say why (`reason`); when no entity of the
@@ -43,7 +46,8 @@ class Settled:
 def settle(method_status: str, answer: str | None, chain: Sequence[HopState], plan: Plan | None, *,
            method_reason: str | None = None,
            question_mentions: Callable[[], int] | None = None,
-           reading_gaps: Callable[[], list[str]] | None = None) -> Settled:
+           reading_gaps: Callable[[], list[str]] | None = None,
+           text_gaps: Callable[[], list[str]] | None = None) -> Settled:
     """The honest status of a method's outcome (see the module docstring).
 
     `plan` is the plan of the whole question the chain followed (None when the
@@ -52,7 +56,9 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
     mentions that link to the graph, and is asked only when the run never stood
     on an entity; `reading_gaps` scores the question's relation phrases against
     the chain's relations (kgtool.reason.explains) and lists what does not fit,
-    asked only of a chain that passes every other check.
+    asked only of a chain that passes every other check; `text_gaps` reads what the passages say of the
+    answer (kgtool.reason.text_evidence), asked only of a chain that reads text (`reads_text`) and passes
+    every other check: a chain of stated facts is never asked.
     """
     if not _stood_on_entity(chain, plan) and question_mentions is not None and question_mentions() == 0:
         return Settled("unverified" if answer else "no_answer", NO_ENTITY, no_entity=True)
@@ -70,9 +76,18 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
     if left:
         gaps.insert(0, "the chain does not explain " + ", ".join(repr(p) for p in left))
     gaps = judged + gaps
+    if not gaps and text_gaps is not None and reads_text(chain):
+        gaps = list(text_gaps())
     if gaps:
         return Settled("unverified", "; ".join(gaps))
     return Settled("answered", None)
+
+
+def reads_text(chain: Sequence[HopState]) -> bool:
+    """Does the chain rest on a hop read from text: a passage it chose, or a fact only a passage supports
+    (no edit or fact file states it)?"""
+    return any(h.answer and not h.generated and (h.fact is None or not getattr(h.fact, "stated", True))
+               for h in chain)
 
 
 def _stood_on_entity(chain: Sequence[HopState], plan: Plan | None) -> bool:
