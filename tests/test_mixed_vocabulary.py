@@ -3,7 +3,7 @@
 A store can hold an edit corpus about people beside a user's own graph about places. The reading check
 (kgtool.reason.explains) lets a relation the question names better than the chain's hop count against
 the hop ("ethnicity" names `ethnic group`, not the `country of citizenship` taken); that relation must be
-said of entities like the hop's own. Measured: the MQuAKE dev edits in one store with a small graph that
+said of entities like the hop's own (its subject, or another subject of the hop's relation). Measured: the MQuAKE dev edits in one store with a small graph that
 has a `country` relation (a city's) lost 34 of care's 204 answered, every one right, to "'home country'
 names the relation 'country' better than the chain's hop does".
 """
@@ -35,7 +35,7 @@ def test_another_sources_relation_does_not_overrule_the_hop(people_kg, tmp_path,
     assert (after.answer, after.status) == ("Arvenian", "answered"), after.reason
 
 
-def test_a_relation_said_of_the_hops_peers_still_overrules_it(people_kg):
-    """Ilse Varnok has no ethnic group, but other citizens of Arvenia do: her citizenship is no answer to it."""
+def test_a_relation_said_of_entities_like_the_hops_still_overrules_it(people_kg):
+    """Ilse Varnok has no ethnic group, but other citizens do: her citizenship is no answer to it."""
     result = people_kg.answer("What is the ethnicity of Ilse Varnok?", method="care", agents="offline")
     assert result.status != "answered", (result.answer, result.reason)

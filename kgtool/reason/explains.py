@@ -446,18 +446,17 @@ def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: 
     return Gaps(found.reasons(), found.explained)
 
 
-PEERS = 200  # the hop's peers looked at for the other relation: enough to see a part of the graph's vocabulary
+SUBJECTS = 1000  # subjects of the hop's relation looked at for the other relation (a bound on the read)
 
 
 def relation_of_hops_part(db, hop: CandidateFact, key: str) -> bool:
-    """Whether the relation `key` is said of entities like the hop's own: of its subject, or of a peer (another
-    subject of the hop's relation to the same object). A store can hold several sources, each with its own
-    vocabulary: a user's graph's `country` (a city's) must not overrule the hop `country of citizenship` an edit
-    corpus states of a person, where no entity like that person has a `country` fact."""
+    """Whether the relation `key` is of the hop's vocabulary: a fact file states both, or it is said of the
+    hop's subject or of a subject of the hop's relation. A store can hold several sources, each with its own
+    vocabulary: a user's graph's `country` (a city's) must not overrule the hop `country of citizenship` an
+    edit corpus states of a person; `father` beside `mother` in one file still overrules it."""
     if hop.fact_id.startswith(PASSAGE_HOP):
         return True
-    rows = db.read("graph/peers_have_relation", subject_id=hop.head_id, object_id=hop.tail_id,
-                   taken=_key(hop), other=key, limit=PEERS)
+    rows = db.read("graph/relations_meet", subject_id=hop.head_id, taken=_key(hop), other=key, limit=SUBJECTS)
     return bool(rows and rows[0]["found"])
 
 
