@@ -243,6 +243,21 @@ def _cached_glosses(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[s
     return ()
 
 
+@lru_cache(maxsize=16384)
+def noun_hypernyms(lex: Lexicon, senses: tuple[int, ...], depth: int) -> frozenset[int]:
+    """The noun senses and their hypernyms (instance hypernyms included), up to `depth` levels above them."""
+    seen: set[int] = set()
+    frontier = [(o, 0) for o in senses]
+    while frontier:
+        offset, level = frontier.pop()
+        if offset in seen:
+            continue
+        seen.add(offset)
+        if level < depth:
+            frontier += [(t, level + 1) for s, t, p in lex._pointers(offset, "n") if s in ("@", "@i") and p == "n"]
+    return frozenset(seen)
+
+
 DOER_DEPTH = 5  # hypernym levels above a noun's sense still read as what it is ("CEO" .. "leader")
 
 
@@ -263,15 +278,8 @@ def _cached_says_doer(lex: Lexicon, verb: str, noun: str) -> bool:
                 break
     if not verb_senses or not noun_senses or not any(lex._synset_lexfile(o, "n") == _NOUN_PERSON for o in noun_senses):
         return False
-    kinds: set[int] = set()
-    frontier = [(o, 0) for o in noun_senses if lex._synset_lexfile(o, "n") == _NOUN_PERSON]
-    while frontier:
-        offset, depth = frontier.pop()
-        if offset in kinds:
-            continue
-        kinds.add(offset)
-        if depth < DOER_DEPTH:
-            frontier += [(t, depth + 1) for s, t, p in lex._pointers(offset, "n") if s in ("@", "@i") and p == "n"]
+    kinds = set(noun_hypernyms(lex, tuple(o for o in noun_senses if lex._synset_lexfile(o, "n") == _NOUN_PERSON),
+                               DOER_DEPTH))
     # a top sense ("person", "organism") is what every doer is: it says nothing of this one
     kinds = {k for k in kinds if lex._synset_lexfile(k, "n") == _NOUN_PERSON and
              any(s == "@" for s, _t, _p in lex._pointers(k, "n"))}

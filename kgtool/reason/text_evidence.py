@@ -45,7 +45,7 @@ from typing import Sequence
 from kgtool.core.text import normalize
 from kgtool.reason.agents.offline.answer_form import answer_form, fits
 from kgtool.reason.context import HopState
-from kgtool.reason.lexicon import Lexicon
+from kgtool.reason.lexicon import Lexicon, noun_hypernyms
 from kgtool.retrieve.passages import lucene_query
 
 # the question word's own kinds, read as the WordNet nouns whose hyponyms are of the kind: "who" asks for a
@@ -193,19 +193,9 @@ def _cached_senses(lex: Lexicon, word: str, common: bool, senses: int) -> tuple[
     return ()
 
 
-@lru_cache(maxsize=16384)
 def _above(lex: Lexicon, offset: int) -> frozenset[int]:
     """The sense itself and its hypernyms (instance hypernyms included), up to HYPERNYM_DEPTH levels."""
-    seen: set[int] = set()
-    frontier = [(offset, 0)]
-    while frontier:
-        o, depth = frontier.pop()
-        if o in seen:
-            continue
-        seen.add(o)
-        if depth < HYPERNYM_DEPTH:
-            frontier += [(t, depth + 1) for s, t, p in lex._pointers(o, "n") if s in ("@", "@i") and p == "n"]
-    return frozenset(seen)
+    return noun_hypernyms(lex, (offset,), HYPERNYM_DEPTH)
 
 
 def kind_senses(lex: Lexicon, noun: str) -> frozenset[int]:
