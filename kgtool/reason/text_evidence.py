@@ -368,7 +368,8 @@ class TextEvidence:
         read = {r["step_id"]: r["passage_id"] for r in self.db.run_in(self.session, "trace/chain",
                                                                        step_ids=[h.step_id for h in hops])
                 if r["passage_id"]}
-        pairs = [{"passage_id": read[h.step_id], "entity_id": h.entity_id} for h in hops if h.step_id in read]
+        pairs = [{"passage_id": read[h.step_id], "entity_id": h.entity_id, "answer_id": h.answer_id}
+                 for h in hops if h.step_id in read]
         rows = {(r["passage_id"], r["entity_id"]): r for r in self.db.run_in(self.session, "status/passage_links",
                                                                              pairs=pairs)} if pairs else {}
         out = []
@@ -418,6 +419,8 @@ def anchored(row: dict, entity: str, *, whole: bool) -> bool:
     about = bool(row.get("about")) or _title_key(row.get("title") or "") == _title_key(entity)
     if whole:
         return about
+    if row.get("stated_link"):
+        return True  # a stated fact links the entity to the answer: the passage only chose among its candidates
     written = bool(_mentions(f"{row.get('title') or ''}\n{row.get('text') or ''}", entity))
     return about or bool(row.get("mentions")) or written
 
