@@ -49,3 +49,9 @@ def ingest_triples(kg, path: Path, triples) -> None:
     """Write (head, relation, tail) triples to `path` as a JSONL fact file and ingest it into `kg`."""
     path.write_text("".join(json.dumps({"head": h, "relation": r, "tail": t}) + "\n" for h, r, t in triples))
     kg.ingest_facts(path)
+
+
+def ingest_documents(kg, path: Path, docs) -> None:
+    """Write documents ({id, title, text}) to `path` as a JSONL document collection and ingest it into `kg`."""
+    path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    kg.ingest_docs(path, format="jsonl")

@@ -2,9 +2,8 @@
 answers, and C2RAG's final answer path on a real Neo4j. Passages are built here, never dev data."""
 from __future__ import annotations
 
-import json
-
 import pytest
+from helpers import ingest_documents
 
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block
@@ -192,9 +191,7 @@ PEOPLE = [
 
 @pytest.fixture
 def people_kg(kg, tmp_path):
-    docs = tmp_path / "people.jsonl"
-    docs.write_text("\n".join(json.dumps(d) for d in PEOPLE) + "\n")
-    kg.ingest_docs(docs, format="jsonl")
+    ingest_documents(kg, tmp_path / "people.jsonl", PEOPLE)
     return kg
 
 

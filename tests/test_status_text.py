@@ -2,9 +2,8 @@
 the text confirms it (kgtool.reason.text_evidence). The passages are invented here, never dev data."""
 from __future__ import annotations
 
-import json
-
 import pytest
+from helpers import ingest_documents
 
 from kgtool.core.scope import Scope
 from kgtool.core.types import CandidateFact
@@ -28,9 +27,7 @@ DOCS = [
 
 @pytest.fixture
 def text_kg(kg, tmp_path):
-    path = tmp_path / "docs.jsonl"
-    path.write_text("\n".join(json.dumps(d) for d in DOCS) + "\n")
-    kg.ingest_docs(path, format="jsonl")
+    ingest_documents(kg, tmp_path / "docs.jsonl", DOCS)
     return kg
 
 
