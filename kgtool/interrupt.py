@@ -15,8 +15,10 @@ answer_many, the evaluations). While it is active, in the main thread:
 2. then closes every run this process still has open (their `owner` is this
    host:pid) as 'interrupted' with the signal's name, in a thread of its own
    (the main thread may hold a driver lock at that instant);
-3. then raises KeyboardInterrupt (SIGINT, exit code 130 in the CLI) or
-   SystemExit(143) (SIGTERM).
+3. then hands the signal to the handler the program had installed before the
+   call, when it had one of its own (Python's Ctrl-C handler raises
+   KeyboardInterrupt: exit code 130 in the CLI; a test runner's SIGTERM handler
+   ends its session), else raises SystemExit(143) (SIGTERM).
 
 A second signal while step 2 runs waits for it; a signal after that closes
 again (any run opened meanwhile) and raises again. Outside the main thread, or
@@ -56,7 +58,7 @@ def _close_runs(db: Database, reason: str) -> None:
     worker.join(CLOSE_WAIT_SECONDS)
 
 
-def _handler(db: Database):
+def _handler(db: Database, previous: dict):
     def on_signal(signum, frame):
         _state.signalled = True
         # an answer that meets the stop first closes its own run with this reason, so it names the signal too
@@ -68,6 +70,13 @@ def _handler(db: Database):
             _close_runs(db, f"interrupted by {signal.Signals(signum).name} while the run was open")
         finally:
             _state.closing = False
+        host = previous.get(signum)
+        if callable(host):
+            # the program around the call handles this signal its own way (Python's own Ctrl-C
+            # handler raises KeyboardInterrupt; a test runner's SIGTERM handler ends its session):
+            # the runs are closed, the rest is the host's
+            host(signum, frame)
+            return
         if signum == signal.SIGTERM:
             raise SystemExit(128 + signal.SIGTERM)
         raise KeyboardInterrupt
@@ -84,7 +93,7 @@ def closing_runs_on_signals(db: Database) -> Iterator[None]:
     _state.signalled = False
     allow_statements()  # a previous interrupted call in this process left statements stopped
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
-    handler = _handler(db)
+    handler = _handler(db, previous)
     for sig in SIGNALS:
         signal.signal(sig, handler)
     _state.depth += 1
