@@ -131,3 +131,32 @@ def test_a_chain_that_stops_at_the_birthplace_does_not_answer_a_currency(kind_kg
         (got.answer, got.status, got.reason)
     if got.answer == "Corvel":
         assert "currency" in (got.reason or "")
+
+
+def test_a_common_noun_filed_elsewhere_is_not_of_the_asked_kind():
+    """"Which club does X play for?" reached over a relation of positions: "goalkeeper" is a person or
+    a position in WordNet, never a group or an artifact as a club is. Silent where the last relation
+    names the kind (before its preposition), for a named answer, and for a practitioner asked as an
+    occupation."""
+    vocabulary = {"rel:position": ["position played on team / speciality"], "rel:works as": ["works as"],
+                  "rel:occupation": ["occupation"], "rel:plays": ["plays"]}
+    gap = kind_gap(None, vocabulary, "club", "rel:position", "goalkeeper", "e1")
+    assert gap is not None and "club" in gap and "goalkeeper" in gap
+    assert kind_gap(None, vocabulary, "club", "rel:position", "Felmoor United", "e2") is None
+    assert kind_gap(None, vocabulary, "position", "rel:position", "goalkeeper", "e1") is None
+    assert kind_gap(None, vocabulary, "profession", "rel:works as", "lawyer", "e3") is None
+    assert kind_gap(None, vocabulary, "job", "rel:occupation", "singer", "e4") is None
+    assert kind_gap(None, vocabulary, "instrument", "rel:plays", "violin", "e5") is None
+    assert kind_gap(None, vocabulary, "sport", "rel:plays", "football", "e6") is None
+    assert kind_gap(None, vocabulary, "club", "rel:plays", "chess", "e7") is not None
+
+
+POSITIONS = [("Orrin Dask", "position played on team", "goalkeeper"),
+             ("Orrin Dask", "date of birth", "1990")]
+
+
+def test_no_method_answers_a_club_with_a_position(kg, tmp_path):
+    ingest_triples(kg, tmp_path / "kg.jsonl", POSITIONS)
+    for method in ("care", "c2rag", "vog"):
+        got = kg.answer("Which club does Orrin Dask play for?", method=method, agents="offline")
+        assert got.answer != "goalkeeper" or got.status != "answered", (method, got.answer, got.status)

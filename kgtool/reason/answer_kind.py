@@ -24,6 +24,13 @@ another place (a city located in its country) is a part of what was asked, and t
 no country, cannot tell that it is one. The check then says so; the answer is not `answered`. (A graph
 that puts its countries inside continents loses those answers to `unverified` too: the price of not
 calling a city a country.)
+
+A graph that names no relation after the kind may still answer with a common noun, written in lower case
+("goalkeeper" for "which club does X play for?", reached by a relation of positions played). WordNet
+files every noun sense under a coarse kind (a person, a group, an artifact, an act...): a common noun
+none of whose senses is filed where a sense of the asked noun is cannot be one, unless the last
+relation's label names the asked noun or a near synonym of it (before any preposition: a relation of
+positions played on a team does not end at teams).
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ from typing import Callable, TypeVar
 from kgtool.core.text import normalise_label
 from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.lexicon import Lexicon
+from kgtool.reason.question import PREPOSITIONS
 
 # the question word's nouns that ask for a point in time: its answer is written with digits
 TIME_KINDS = frozenset({"time", "year", "date"})
@@ -106,7 +114,8 @@ def kind_gap(db, vocabulary: dict[str, list[str]], kind: str | None, last_relati
         named = _per_vocabulary("words", vocabulary, _build_word_index).get(normalise_label(kind), ([], False))[0]
         if last_relation_key in named and not read_backwards:
             return None  # the last relation names the kind ("country of citizenship" for "which country")
-        return _place_gap(db, vocabulary, kind, last_relation_key, answer, answer_id, read_backwards)
+        return (_place_gap(db, vocabulary, kind, last_relation_key, answer, answer_id, read_backwards)
+                or _common_noun_gap(vocabulary, kind, last_relation_key, answer))
     if not keys or (last_relation_key in keys and not read_backwards) or answer_id is None:
         return None
     rows = db.read("graph/object_of_relations", entity_id=answer_id, keys=keys)
@@ -151,6 +160,35 @@ def _place_gap(db, vocabulary: dict[str, list[str]], kind: str, last_relation_ke
     if not rows[0]["object"]:
         return f"the question asks for a {kind}; {answer!r} is a thing in a place, not a place"
     return None
+
+
+def _common_noun_gap(vocabulary: dict[str, list[str]], kind: str, last_relation_key: str, answer: str) -> str | None:
+    """An answer written in lower case is a common noun ("goalkeeper"); when WordNet files it nowhere it
+    files the asked kind ("which club": a group or an artifact, never a person or a position), it is
+    not one. Silent when the last relation's label names the kind, a synonym or a near hypernym of it
+    ("occupation" for "which profession"): the graph says its objects are such things."""
+    if kind in _UNTYPED or " " in kind or answer != answer.lower() or not any(ch.isalpha() for ch in answer):
+        return None
+    lexicon = Lexicon.load()
+    if lexicon is None or not lexicon.never_a(answer, kind):
+        return None
+    phrases = vocabulary.get(last_relation_key) or [last_relation_key]
+    if any(word == normalise_label(kind) or lexicon.nouns_related(word, kind) for word in _label_heads(phrases[0])):
+        return None
+    return f"the question asks for a {kind}; {answer!r} is not one (WordNet files it elsewhere)"
+
+
+def _label_heads(label: str) -> list[str]:
+    """The words a relation's label names its objects by: each alternative's words before its first
+    preposition ("position played on team / speciality": "position", "played", "speciality"; the team
+    is where the position is played, not what the fact ends at)."""
+    out: list[str] = []
+    for alternative in label.split("/"):
+        for word in _words(alternative):
+            if word in PREPOSITIONS:
+                break
+            out.append(word)
+    return out
 
 
 __all__ = ["TIME_KINDS", "asks_place", "asks_whole_place", "kind_gap", "relations_of_kind"]

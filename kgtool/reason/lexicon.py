@@ -178,6 +178,27 @@ class Lexicon:
         files = _cached_lexfiles(self, noun.strip().lower(), 2, "n")
         return len(files) == 2 and files == (_NOUN_GROUP, _NOUN_LOCATION)
 
+    def never_a(self, noun: str, kind: str) -> bool:
+        """Does WordNet file no sense of `noun` where it files any sense of `kind` ("goalkeeper", a
+        person or a position, is never a "club", a group or an artifact)? False when either is not a
+        noun WordNet lists. A person's file and an act's are read as one: an occupation or a position
+        is said by naming whoever holds it ("singer" answers "which profession")."""
+        def files(word: str) -> set[int]:
+            return {_NOUN_ACT if f == _NOUN_PERSON else f
+                    for f in _cached_lexfiles(self, word.strip().lower(), KIND_SENSES, "n")}
+        mine, theirs = files(noun), files(kind)
+        return bool(mine) and bool(theirs) and not mine & theirs
+
+    def nouns_related(self, a: str, b: str, *, depth: int = 3) -> bool:
+        """Is one of the nouns a synonym of the other, or within `depth` hypernym levels above it
+        ("occupation" above "profession")? Their most frequent senses only (KIND_SENSES)."""
+        senses = [tuple(self._offsets(lemma, "n")[:KIND_SENSES]) for lemma in (_forms(self, a.strip().lower(), "n")[0],
+                                                                                 _forms(self, b.strip().lower(), "n")[0])]
+        if not all(senses):
+            return False
+        return bool(set(senses[0]) & noun_hypernyms(self, senses[1], depth)
+                    or set(senses[1]) & noun_hypernyms(self, senses[0], depth))
+
     def says_doer(self, verb: str, noun: str) -> bool:
         """Does the verb say what the person the noun names does ("lead" and "CEO", "manage" and
         "director", "run" and "CEO")? Read from WordNet's pointers, over the verb's `VERB_SENSES` most
@@ -222,6 +243,7 @@ _NOUN_PERSON = 18  # lexnames(5WN): the lexicographer file of nouns denoting peo
 _NOUN_LOCATION = 15  # ... and of nouns denoting places
 _NOUN_ACT = 4  # ... and of nouns denoting acts ("operation", "management")
 _NOUN_GROUP = 14  # ... and of nouns denoting groupings of people or objects
+KIND_SENSES = 9  # a noun's senses read when asking what it may be (WordNet lists the frequent ones first)
 
 
 @lru_cache(maxsize=16384)
