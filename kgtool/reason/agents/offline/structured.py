@@ -373,7 +373,10 @@ class StructuredSearch:
         if span is not None and roles is not None and roles.against(span, prof, direction):
             return (0.0,) * len(parts), float("-inf")
         singles = tuple(factor * self.scorer.score(p, prof) for p in parts)
+        # the doer reading is a verb's ("who runs T" against "has ceo"); a phrase that also names something
+        # ("song performed by Nova Reyes was recorded") states a fact of that name, which no doer reads
         if len(parts) == 1 and span is not None and doer and roles is not None and singles[0] < self.s.doer_fit \
+                and not any(word[:1].isupper() for word in parts[0].split()) \
                 and roles.says_doer(span[0], prof, direction):
             singles = (self.s.doer_fit,)
         if len(parts) == 1:
