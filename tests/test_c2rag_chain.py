@@ -177,3 +177,41 @@ def test_the_phrases_beyond_the_kept_hops_are_asked_one_by_one_unless_the_readin
     q = "The song by Tam Oddi was included in an album by a singer that has sold how many records worldwide?"
     base = _plan(q, "Tam Oddi", relations=["rel:with"], explained=[[]])
     assert c2rag_chain.phrases_beyond(c2rag_chain.reading_of(q, base), base, 0) is None
+
+
+def test_a_phrase_of_only_the_asked_kind_or_the_asked_noun_compound_is_the_answer_not_a_relation():
+    """'What kind of school ...', 'What body of water ...': the reading splits the asked noun at 'of' and
+    leaves 'What kind' / 'What body' as a last phrase. It names what the answer is, not a relation of it,
+    so no constraint asks it; the phrase holding the noun's other words and a relation ('water is near')
+    stays. A noun after a copula ('What is the continental limit of ...') is the relation asked."""
+    def beyond(q, topic):
+        base = _plan(q, topic)
+        return c2rag_chain.phrases_beyond(c2rag_chain.reading_of(q, base), base, 0)
+
+    assert beyond("What kind of school did the author of Fell Harbour attend?", "Fell Harbour") == [
+        "author", "school did attend"]
+    assert beyond("What body of water is near the town where the Siege of Orrin took place?", "Siege of Orrin") == [
+        "town where took place", "water is near"]
+    assert beyond("What part of the state where Kell Harbour is located is Orrin in?", "Kell Harbour")[-1] == "What part"
+    assert beyond("What is the continental limit of the continent with the lowest average temperature?",
+                  "average temperature")[-1] == "continental limit"
+
+
+def test_without_a_graph_path_the_questions_own_phrases_are_the_chain():
+    """The planner found no path from the topic: a nested question ('the country where the composer of F
+    was a citizen') asks each phrase of what the phrase before it reached, one constraint each, instead
+    of one constraint asking all its words of the topic. One phrase alone stays the single constraint."""
+    from kgtool.reason.agents.offline.c2rag import OfflineConstraintPlanner
+
+    planner = object.__new__(OfflineConstraintPlanner)  # the phrase chain reads only the question
+    q = "Who was in charge of the country where the composer of Fell Harbour was a citizen?"
+    base = _plan(q, "Fell Harbour")
+    base.topic = "Fell Harbour"
+    plan = planner._phrase_chain(q, base)
+    assert [c.pattern for c in plan.constraints] == [
+        "(Fell Harbour, composer, ?x1)", "(?x1, country where was citizen, ?x2)", "(?x2, Who was in charge, ?x3)"]
+    assert plan.target == "?x3"
+    q = "Who is the spouse of Fell Harbour?"
+    base = _plan(q, "Fell Harbour")
+    base.topic = "Fell Harbour"
+    assert planner._phrase_chain(q, base) is None

@@ -34,6 +34,11 @@ def top(question, text, *, known=(), mentions=None, title="T"):
     ("Are Ada Rook and Ben Sallow both painters?", "yesno"),
     ("Which band was formed first, Red Owls or Blue Pines?", "choice"),
     ("What genre is the author of Night Harbor associated with?", "entity"),
+    # a measure asked by "how <adjective>" and a share asked by "what percentage" are numbers
+    ("How long is the canal that Ada Rook built?", "number"),
+    ("How old was the premier when he was elected?", "number"),
+    ("In the town where Ada Rook was born, what percentage of the votes went to the mayor?", "number"),
+    ("How did the premier lose the election?", "entity"),
 ])
 def test_answer_form_reads_the_question_word_that_asks(question, kind):
     assert answer_form(question).kind == kind

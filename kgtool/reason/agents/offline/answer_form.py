@@ -106,6 +106,8 @@ def choice_options(question: str) -> list[str]:
     return [a, b] if a else []
 
 
+# "how <word>" asking for a quantity: a count or a measure (length, height, distance, age, size)
+_QUANTITY_ADVERBS = {"many", "much", "long", "tall", "high", "far", "old", "big", "large", "wide", "deep", "heavy"}
 _PREPS = {"in", "on", "at", "to", "from", "for", "by", "of", "with", "under", "during", "since", "into", "after",
           "before", "about"}
 
@@ -153,7 +155,8 @@ def answer_form(question: str) -> AnswerForm:
         i = len(toks) - 1
     wh, after = toks[i], [_singular(t) for t in toks[i + 1:i + 4]]
     if wh == "how":
-        return AnswerForm("number" if after[:1] in (["many"], ["much"]) else "entity")
+        # "how many / much" counts; "how long / tall / far / old ..." asks for a measure, a number too
+        return AnswerForm("number" if after[:1] and after[0] in _QUANTITY_ADVERBS else "entity")
     if wh == "when":
         return AnswerForm("date")
     if wh == "where":
@@ -168,7 +171,7 @@ def answer_form(question: str) -> AnswerForm:
             return AnswerForm("year")
         if w in ("date", "century", "decade", "day"):
             return AnswerForm("date")
-        if w in ("population", "number", "amount"):
+        if w in ("population", "number", "amount", "percentage", "percent", "proportion"):
             return AnswerForm("number")
         if w in _PERSON_NOUNS:
             return AnswerForm("person", noun=noun)

@@ -144,7 +144,30 @@ class OfflineConstraintPlanner:
                 constraints.append(Constraint(len(constraints), prev, phrase, _BEYOND, [phrase]))
                 return ConstraintPlan(constraints, _BEYOND)
             return ConstraintPlan(constraints, target)
+        phrases = self._phrase_chain(question, base)
+        if phrases is not None:
+            return phrases
         return ConstraintPlan([self._single(question, base.topic)], "?answer")
+
+    def _phrase_chain(self, question: str, base) -> ConstraintPlan | None:
+        """No graph path explains the question: its own relation phrases, nearest the topic first, one
+        constraint each ("the country where the composer of A was a citizen": composer, then country
+        where was citizen), each grounded in the graph or read from text. A nested question asks one
+        relation of the thing the phrase before it reached; one constraint of all its words asks them
+        all of the topic at once. None with fewer than two phrases (the single constraint is that one
+        phrase) or a clause the reading left whole (c2rag_chain.phrases_beyond)."""
+        if not base.topic:
+            return None
+        reading = c2rag_chain.reading_of(question, base)
+        beyond = c2rag_chain.phrases_beyond(reading, base, 0)
+        if not beyond or len(beyond) < 2:
+            return None
+        constraints, prev = [], base.topic
+        for i, phrase in enumerate(beyond):
+            end = f"?x{i + 1}"
+            constraints.append(Constraint(i, prev, phrase, end, [phrase]))
+            prev = end
+        return ConstraintPlan(constraints, prev)
 
     def _label(self, key: str) -> str:
         phrases = self.catalog.relation_phrases(key)

@@ -30,7 +30,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from kgtool.core.text import light_stem, stems_match, words
-from kgtool.reason.agents.offline.answer_form import TYPE_NOUNS
+from kgtool.reason.agents.offline.answer_form import TYPE_NOUNS, answer_form
 from kgtool.reason.agents.offline.kind_hops import kind_word
 from kgtool.reason.kinds import label_kind
 from kgtool.reason.question import FUNCTION_WORDS, QuestionReading, read_question
@@ -145,8 +145,27 @@ def phrases_beyond(reading: QuestionReading | None, base, kept: int) -> list[str
 
 
 def _asks_beyond_type(reading: QuestionReading, seg) -> bool:
-    typed = {light_stem(w) for w in [*words(reading.answer_type or ""), *TYPE_NOUNS, "name", "names", "title"]}
+    typed = _type_stems(reading)
     return any(light_stem(w) not in typed for w in seg.content)
+
+
+# "what kind / type / sort of X" asks for an X: the noun before "of" names no relation
+_KIND_NOUNS = ("kind", "type", "sort", "form")
+
+
+def _type_stems(reading: QuestionReading) -> set[str]:
+    """Stems of the words that ask only for the answer's type: the reading's answer type, the person and
+    place nouns, naming nouns, the kind nouns, and the noun the wh-word opens when it is a noun compound
+    ("what body of water" asks for a body of water; the reading may split it at "of", leaving "What
+    body" as a phrase) or follows a kind noun ("what kind of plane"). Not a noun after a copula ("What is
+    the continental limit of ..."): that one is the relation asked of what follows."""
+    noun = answer_form(reading.question).noun
+    kind = "|".join(_KIND_NOUNS)
+    asks = noun and re.search(rf"\b(?:what|which)\s+(?:{kind})\s+of\s+(?:an?\s+|the\s+)?{re.escape(noun)}\b"
+                              if " " not in noun else rf"\b(?:what|which)\s+{re.escape(noun)}\b",
+                              " ".join(reading.question.lower().split()))
+    return {light_stem(w) for w in [*words(reading.answer_type or ""), *TYPE_NOUNS, "name", "names", "title",
+                                    *_KIND_NOUNS, *(words(noun) if asks else [])]}
 
 
 def kept_hops(supports: Sequence[bool], keys: Sequence[str], stated: Collection[str]) -> int:
@@ -182,7 +201,7 @@ def last_phrase_unexplained(question: str, base, reading: QuestionReading | None
              if w.lower() not in FUNCTION_WORDS and not any(a <= s0 and e0 <= b for a, b in quoted)]
     # the answer's type and a naming noun ask for the answer itself, not a relation of it ("the name of
     # the city that is the capital of ...": the chain's end is that city)
-    typed = {light_stem(w) for w in [*words(reading.answer_type or ""), *TYPE_NOUNS, "name", "names", "title"]}
+    typed = _type_stems(reading)
     asked = [a for a in asked if a not in typed]
     relation_stems = {light_stem(w) for phrase in said for w in words(phrase)}
     return bool(asked) and not any(stems_match(a, r) for a in asked for r in relation_stems)
