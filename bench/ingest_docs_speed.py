@@ -1,31 +1,36 @@
-"""Document ingest with passage embeddings: the old path against the new one, and growth with corpus size.
+"""Document ingest with embeddings: the old paths against the new one, and growth with corpus size.
 
-    .venv/bin/python bench/ingest_docs_speed.py [--corpus FILE --format hotpotqa] [--sizes 2000,5000]
-        [--skip-old]
+    .venv/bin/python bench/ingest_docs_speed.py [--corpus FILE --format hotpotqa] [--sizes 2000,20000]
+        [--skip-old] [--with-numpy]
 
-Both paths run `kgtool.ingest.docs.ingest_docs` with the mentions extractor
-and embed every passage (and the new relation labels) with MiniLM, into an
-emptied graph on one throwaway server, interleaved:
+Every path runs `kgtool.ingest.docs.ingest_docs` with the mentions extractor into
+an emptied graph on one throwaway server, interleaved, cold (a new embedder
+object each run; the ONNX graph file is built once and cached):
 
-- old: extraction and loading first, then every passage embedded in numpy
-  (one BLAS thread) page by page (`embed_passages`), as ingest did before;
-- new: each written batch embedded on its own thread while the next batch is
-  extracted (kgtool.ingest.doc_embed), large batches in onnxruntime on all
-  cores (kgtool.models.minilm_onnx), when the onnx extra is installed.
+- numpy (--with-numpy; session 39): extraction and loading first, then every
+  passage embedded in numpy (one BLAS thread) page by page, then the facts;
+- now (session 40, `--facts now`, the default): each written batch's passages
+  embedded on their own thread while the next batch is extracted, large batches
+  in onnxruntime; then relation labels and facts embedded before returning;
+- later (session 41, `--facts later`): the same until the passages are written,
+  embedded and searchable, then it returns; the facts and relation labels are
+  embedded afterwards by `embed_pending` (what `kgtool db doctor --fix` runs),
+  timed on its own ("+ pending" rows: the store as complete as `now` leaves it).
 
-Passages/s end to end (cold: a new embedder object each run; the ONNX graph
-file is built once and cached, its build time is printed) and the ratio new/old.
-The vectors of both are checked to agree within 1e-4 on the passages of the
-last pair of runs.
+Passages/s end to end, and CPU seconds: this process (client) and the server's
+JVM, read from /proc, since wall times swing with the load of a shared machine.
+The passage vectors of the last pair agree within 1e-4 (checked).
 
 --sizes: synthetic corpora of N passages, the corpus's documents repeated with
 " #k" appended to every title (distinct documents and entities, the same text
-lengths), ingested by the new path only, to show how time grows with size.
+lengths), ingested by the `later` path (its pending step with --sizes-pending),
+to show how time grows with size.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -50,28 +55,81 @@ def synthetic(corpus: dict, n: int, path: Path) -> Path:
     return path
 
 
-def run(kg, path: Path, fmt: str, new: bool) -> dict:
-    from kgtool.ingest.docs import ingest_docs
+class Clock:
+    """Wall seconds, this process's CPU seconds and the server JVM's (utime + stime from /proc)."""
+
+    def __init__(self, kg):
+        from kgtool.graph.server import LocalServer
+
+        self.pid = LocalServer(kg.settings).pid()
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def server(self) -> float:
+        if self.pid is None:
+            return float("nan")
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / self.tick
+
+    def measure(self, fn):
+        w0, c0, s0 = time.perf_counter(), time.process_time(), self.server()
+        out = fn()
+        return out, {"seconds": time.perf_counter() - w0, "client": time.process_time() - c0,
+                     "server": self.server() - s0}
+
+
+def run(kg, clock: Clock, path: Path, fmt: str, path_name: str, pending: bool = True) -> dict:
+    from kgtool.ingest.docs import embed_pending, ingest_docs
     from kgtool.models.embed import MiniLMEmbedder
+    from kgtool.retrieve.fact_seeds import embed_facts
     from kgtool.retrieve.passages import embed_passages
 
     kg.clear()
-    started = time.perf_counter()
-    if new:
-        embedder = MiniLMEmbedder()  # onnxruntime for large batches when installed
-        summary = ingest_docs(kg.db, path, format=fmt, embedder=embedder, passage_embedder=embedder)
-        embedded = summary.passages_embedded
-    else:
+    if path_name == "numpy":
         embedder = MiniLMEmbedder(backend="numpy")
-        summary = ingest_docs(kg.db, path, format=fmt, embedder=embedder, passage_embedder=None)
-        embedded = embed_passages(kg.db, embedder)
-    seconds = time.perf_counter() - started
-    return {"passages": summary.passages, "embedded": embedded, "seconds": seconds,
-            "per_s": summary.passages / seconds}
+
+        def ingest():
+            summary = ingest_docs(kg.db, path, format=fmt, embedder=embedder, passage_embedder=None)
+            summary.passages_embedded = embed_passages(kg.db, embedder)
+            summary.facts_embedded = embed_facts(kg.db, embedder)
+            return summary
+    else:
+        embedder = MiniLMEmbedder()  # onnxruntime for large batches when installed
+        def ingest():
+            return ingest_docs(kg.db, path, format=fmt, embedder=embedder, passage_embedder=embedder,
+                               facts=path_name)
+    summary, cost = clock.measure(ingest)
+    out = {"passages": summary.passages, "embedded": summary.passages_embedded, **cost,
+           "facts": summary.facts, "facts_embedded": summary.facts_embedded}
+    if path_name == "later" and pending:
+        (relations, facts), pending = clock.measure(lambda: embed_pending(kg.db, embedder, embedder))
+        out["pending"] = {**pending, "facts_embedded": facts, "relations_embedded": relations}
+    return out
 
 
-def vectors(kg) -> dict:
-    return {r["id"]: r["v"] for r in kg.query("MATCH (p:Passage) RETURN p.id AS id, p.embedding AS v")[1]}
+def rows_of(label: str, r: dict, base: dict | None) -> list[tuple]:
+    def row(name, cost, facts_embedded):
+        per_s = r["passages"] / cost["seconds"]
+        return (name, r["passages"], facts_embedded, f"{cost['seconds']:.1f}", f"{cost['client']:.1f}",
+                f"{cost['server']:.1f}", f"{per_s:.1f}", f"{r['passages'] / (cost['client'] + cost['server']):.1f}",
+                f"{per_s / (base['passages'] / base['seconds']):.2f}" if base else "-")
+    out = [row(label, r, r["facts_embedded"])]
+    if "pending" in r:
+        p = r["pending"]
+        total = {k: r[k] + p[k] for k in ("seconds", "client", "server")}
+        out.append(row(f"{label} + pending", total, p["facts_embedded"]))
+    return out
+
+
+def vectors(kg, label: str = "Passage") -> dict:
+    return {r["id"]: r["v"] for r in kg.query(f"MATCH (p:{label}) RETURN p.id AS id, p.embedding AS v")[1]}
+
+
+def largest_difference(a: dict, b: dict) -> float:
+    import numpy as np
+
+    if set(a) != set(b) or any(a[i] is None or b[i] is None for i in a):
+        return float("inf")  # a node missing, or one without its vector
+    return max((float(np.abs(np.asarray(a[i]) - np.asarray(b[i])).max()) for i in a), default=0.0)
 
 
 def main() -> int:
@@ -80,9 +138,11 @@ def main() -> int:
     parser.add_argument("--format", default="hotpotqa")
     parser.add_argument("--rounds", type=int, default=1, help="old/new pairs on the corpus")
     parser.add_argument("--sizes", default="", help="synthetic corpus sizes (passages) for the new path")
-    parser.add_argument("--skip-old", action="store_true")
+    parser.add_argument("--sizes-pending", action="store_true",
+                        help="also time the synthetic corpora's pending step (facts and labels embedded)")
+    parser.add_argument("--skip-old", action="store_true", help="only the later path")
+    parser.add_argument("--with-numpy", action="store_true", help="also session 39's numpy path (slow)")
     args = parser.parse_args()
-    import numpy as np
 
     from kgtool.models.embed import MiniLMEmbedder
     from kgtool.models.minilm_onnx import onnx_available
@@ -97,26 +157,25 @@ def main() -> int:
         print(f"ONNX graph {'read from the cache' if cached else 'built'} in {time.perf_counter() - t0:.1f} s "
               f"({encoder.model_path()})")
     rows = []
+    names = (["numpy"] if args.with_numpy else []) + ([] if args.skip_old else ["now"]) + ["later"]
     with bench_graph("1g", "512m", label="docs-speed") as kg:
+        clock = Clock(kg)
         corpus = Path(args.corpus)
         for r in range(args.rounds):
-            pair = {}
-            for new in ((True,) if args.skip_old else (False, True)):
-                name = "new" if new else "old"
+            results, vecs = {}, {}
+            for name in names:
                 log(f"round {r + 1}: {name} path on {corpus.name}")
-                pair[name] = run(kg, corpus, args.format, new)
-                pair[name + "_vectors"] = vectors(kg)
-                log(f"  {pair[name]['passages']} passages in {pair[name]['seconds']:.1f} s")
-            for name in ("old", "new"):
-                if name in pair:
-                    rows.append((f"{corpus.name} ({name})", pair[name]["passages"], pair[name]["embedded"],
-                                 f"{pair[name]['seconds']:.1f}", f"{pair[name]['per_s']:.1f}",
-                                 f"{pair[name]['per_s'] / pair['old']['per_s']:.2f}" if "old" in pair else "-"))
-            if "old" in pair:
-                old_v, new_v = pair["old_vectors"], pair["new_vectors"]
-                worst = max(float(np.abs(np.asarray(old_v[i]) - np.asarray(new_v[i])).max()) for i in old_v)
-                print(f"round {r + 1}: largest difference between old and new vectors {worst:.2e} "
-                      f"({'within' if worst <= 1e-4 else 'OVER'} 1e-4)")
+                results[name] = run(kg, clock, corpus, args.format, name)
+                vecs[name] = (vectors(kg), vectors(kg, "Fact"))
+                log(f"  {results[name]}")
+            base = results.get("now")
+            for name in names:
+                rows.extend(rows_of(f"{corpus.name} ({name})", results[name], base))
+            if len(vecs) > 1:  # the later path's store, once its pending step ran, is the now path's
+                for i, kind in enumerate(("passage", "fact")):
+                    worst = largest_difference(vecs[names[0]][i], vecs[names[-1]][i])
+                    print(f"round {r + 1}: largest difference between {names[0]} and {names[-1]} {kind} vectors "
+                          f"{worst:.2e} ({'within' if worst <= 1e-4 else 'OVER'} 1e-4)")
         source = json.loads(Path(args.corpus).read_text(encoding="utf-8")) if args.sizes else None
         for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
             if not isinstance(source, dict):
@@ -124,12 +183,12 @@ def main() -> int:
                 return 2
             with tempfile.TemporaryDirectory() as tmp:
                 path = synthetic(source, n, Path(tmp) / f"synthetic-{n}.json")
-                log(f"synthetic corpus of {n} passages: new path")
-                result = run(kg, path, "hotpotqa", True)
-            log(f"  {result['passages']} passages in {result['seconds']:.1f} s")
-            rows.append((f"synthetic {n} (new)", result["passages"], result["embedded"], f"{result['seconds']:.1f}",
-                         f"{result['per_s']:.1f}", "-"))
-    print(table(("corpus (path)", "passages", "embedded", "seconds", "passages/s", "new/old"), rows))
+                log(f"synthetic corpus of {n} passages: later path")
+                result = run(kg, clock, path, "hotpotqa", "later", pending=args.sizes_pending)
+            log(f"  {result}")
+            rows.extend(rows_of(f"synthetic {n} (later)", result, None))
+    print(table(("corpus (path)", "passages", "facts embedded", "seconds", "client CPU s", "server CPU s",
+                 "passages/s", "passages/CPU s", "speed / now"), rows))
     return 0
 
 

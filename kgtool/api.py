@@ -201,7 +201,7 @@ class KnowledgeGraph(GraphServices):
     def ingest_docs(self, path: str | Path, *, format: str | None = None, extractor="mentions",
                     strict: bool = False, batch_size: int = 500, embed_relations: bool = True,
                     embed_passages: bool = True, progress=None, embed_progress=None, fact_progress=None,
-                    on_duplicate: str | None = None):
+                    on_duplicate: str | None = None, facts: str = "now"):
         """Load a document collection (hotpotqa, musique, 2wiki, jsonl or text) as Documents and
         Passages with the triples extracted from them; returns a DocIngestSummary.
 
@@ -210,6 +210,8 @@ class KnowledgeGraph(GraphServices):
         fact's, for the graph walk's fact seeds (progress of the latter: fact_progress(done, total)).
         on_duplicate: merge, error or skip, for records naming a document already read with other text
         (None: merge for the title formats, error for jsonl; see kgtool.ingest.docs).
+        facts: now, or later (passages searchable first; facts and relation labels left for repair(),
+        `kgtool db doctor --fix`; the walk seeds from names until then).
         Re-ingesting a file changes no counts (see kgtool.ingest.docs).
         """
         from kgtool.ingest.docs import ingest_docs
@@ -219,7 +221,7 @@ class KnowledgeGraph(GraphServices):
             embedder=self.embedder if embed_relations else None,
             passage_embedder=self.embedder if embed_passages else None,
             settings=self.settings, progress=progress, embed_progress=embed_progress, fact_progress=fact_progress,
-            on_duplicate=on_duplicate))
+            on_duplicate=on_duplicate, facts=facts))
         self.reset_caches()
         return summary
 

@@ -6,8 +6,9 @@
   passages and embedding them: dense retrieval cannot see them); the fix embeds
   them with the graph's embedder, as a re-run of the ingest would;
 - in a document store, facts without an embedding (the graph walk's fact seeds
-  cannot reach them: loaded by a kgtool that did not embed them, or an ingest
-  killed while embedding); the fix embeds them;
+  cannot reach them: left by `ingest docs --facts later`, loaded by a kgtool that
+  did not embed them, or an ingest killed while embedding); the fix embeds them,
+  and the relation labels still without one;
 - perturbations an evaluation made for itself and did not remove (it was
   interrupted), that no open run uses; the fix removes them.
 
@@ -46,7 +47,8 @@ class Health:
                        "before embedding them; dense retrieval cannot find them)")
         if self.facts_without_embedding:
             out.append(f"{self.facts_without_embedding} fact(s) without an embedding in a document store (the "
-                       "graph walk's fact seeds cannot reach them)")
+                       "graph walk's fact seeds cannot reach them; it seeds from the names it links until "
+                       "`kgtool db doctor --fix` embeds them)")
         if self.leftover_perturbations:
             out.append(f"{len(self.leftover_perturbations)} perturbation(s) an interrupted evaluation left behind "
                        f"({', '.join(p['id'] for p in self.leftover_perturbations[:5])})")
@@ -65,11 +67,13 @@ class Repair:
     runs_abandoned: int = 0
     passages_embedded: int = 0
     facts_embedded: int = 0
+    relations_embedded: int = 0
     perturbations_removed: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"runs_abandoned": self.runs_abandoned, "passages_embedded": self.passages_embedded,
-                "facts_embedded": self.facts_embedded, "perturbations_removed": self.perturbations_removed}
+                "facts_embedded": self.facts_embedded, "relations_embedded": self.relations_embedded,
+                "perturbations_removed": self.perturbations_removed}
 
 
 def check(db, *, stale_after: float = STALE_AFTER_SECONDS, sample: int = 5) -> Health:
@@ -89,7 +93,7 @@ def repair(kg, *, stale_after: float = STALE_AFTER_SECONDS, progress=None) -> Re
     """Mend what `check` finds: close stale runs, embed passages and facts, remove leftover perturbations."""
     from kgtool.eval.perturb import remove_perturbation
     from kgtool.reason.trace import abandon_stale_runs
-    from kgtool.retrieve.fact_seeds import embed_facts
+    from kgtool.ingest.docs import embed_pending
     from kgtool.retrieve.passages import embed_passages
 
     done = Repair()
@@ -97,7 +101,9 @@ def repair(kg, *, stale_after: float = STALE_AFTER_SECONDS, progress=None) -> Re
     if kg.db.read("health/passages_without_embedding", limit=0)[0]["n"]:
         done.passages_embedded = embed_passages(kg.db, kg.embedder, progress=progress)
     if kg.db.read("health/facts_without_embedding")[0]["n"]:
-        done.facts_embedded = embed_facts(kg.db, kg.embedder, progress=progress)
+        # relation labels too: an ingest that left its facts for later (`--facts later`) left them as well
+        done.relations_embedded, done.facts_embedded = embed_pending(kg.db, kg.embedder, kg.embedder,
+                                                                     progress=progress)
     for leftover in kg.db.read("health/leftover_perturbations"):
         remove_perturbation(kg.db, leftover["id"])
         done.perturbations_removed.append(leftover["id"])

@@ -94,8 +94,12 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
 @click.option("--on-duplicate", type=Choice(["merge", "error", "skip"]), default=None,
               help="A record naming a document already read, with other text: merge it as more passages "
                    "(default for title formats), error (default for jsonl) or skip it. Each is counted and listed.")
+@click.option("--facts", "fact_timing", type=Choice(["now", "later"]), default="now", show_default=True,
+              help="When to embed the facts (the graph walk's fact seeds) and relation labels: now, or later: "
+                   "return once the passages are searchable (about half the CPU) and leave them to "
+                   "`kgtool db doctor --fix`; until then the walk seeds from the names it links.")
 @resolve_option
-def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_duplicate, resolve_with):
+def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_duplicate, fact_timing, resolve_with):
     """Ingest a document collection (FILE or DIR) as Documents, Passages and the facts read from them.
 
     Passages keep their text once with sentence boundaries, and are indexed for
@@ -111,7 +115,7 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
             stage = stage_progress(bar)
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
                                      progress=progress, embed_progress=stage("passages"),
-                                     fact_progress=stage("facts"), on_duplicate=on_duplicate)
+                                     fact_progress=stage("facts"), on_duplicate=on_duplicate, facts=fact_timing)
         resolve_after_ingest(kg, resolve_with or "none")
     for note in summary.duplicates:
         print_notice("duplicate", note)
@@ -123,7 +127,8 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
         ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
         ("facts per passage", f"{summary.facts_per_passage:.2f}"), ("entities", summary.entities),
         ("relations", summary.relations), ("passages embedded", summary.passages_embedded),
-        ("facts embedded", summary.facts_embedded),
+        ("facts embedded", summary.facts_embedded if not summary.facts_pending
+         else "later (kgtool db doctor --fix embeds them)"),
         (f"duplicates ({summary.on_duplicate})", len(summary.duplicates)), ("repeats (same text)", summary.repeats),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
     ), summary, json_out)

@@ -47,6 +47,18 @@ from kgtool.retrieve.passages import embed_passages
 
 # ------------------------------------------------------------------------------- pipeline
 
+FACT_TIMING = ("now", "later")  # when a document ingest embeds its facts and relation labels (ingest_docs)
+
+
+def embed_pending(db: Database, embedder, fact_embedder, *, progress: Callable[[int, int], None] | None = None
+                  ) -> tuple[int, int]:
+    """Embed the relation labels (embedder) and facts (fact_embedder) that have no vector yet; either may
+    be None. Idempotent: what a `facts="later"` ingest left. Returns (relations, facts) embedded."""
+    relations = load.write_relation_embeddings(db, embedder) if embedder is not None else 0
+    facts = embed_facts(db, fact_embedder, progress=progress) if fact_embedder is not None else 0
+    return relations, facts
+
+
 
 @dataclass
 class DocIngestSummary:
@@ -61,6 +73,7 @@ class DocIngestSummary:
     relations_embedded: int = 0
     passages_embedded: int = 0
     facts_embedded: int = 0  # facts embedded for the graph walk's query-to-triple seeds (kgtool.retrieve.fact_seeds)
+    facts_pending: bool = False  # facts="later": facts and relation labels left for embed_pending
     skipped: list[BadRecord] = field(default_factory=list)
     on_duplicate: str = "merge"
     duplicates: list[str] = field(default_factory=list)  # merged or skipped records (refused ones are in skipped)
@@ -82,6 +95,7 @@ class DocIngestSummary:
                 "facts_per_passage": round(self.facts_per_passage, 3), "entities": self.entities,
                 "relations": self.relations, "relations_embedded": self.relations_embedded,
                 "passages_embedded": self.passages_embedded, "facts_embedded": self.facts_embedded,
+                "facts_pending": self.facts_pending,
                 "skipped": [str(b) for b in self.skipped], "on_duplicate": self.on_duplicate,
                 "duplicates": len(self.duplicates), "duplicate_records": list(self.duplicates),
                 "repeats": self.repeats, "oversize": list(self.oversize), "seconds": round(self.seconds, 3)}
@@ -183,12 +197,20 @@ def ingest_docs(
     embed_progress: Callable[[int, int], None] | None = None,
     fact_progress: Callable[[int, int], None] | None = None,
     on_duplicate: str | None = None,
+    facts: str = "now",
 ) -> DocIngestSummary:
     """Load a document collection; see the module docstring. One transaction per `batch_size` passages.
 
     embedder embeds new relation labels (relation matching), passage_embedder the
     passages not yet embedded by it (the passage_embedding vector index, dense retrieval).
+    facts: ``now`` embeds the facts (the walk's fact seeds) and relation labels before returning;
+    ``later`` returns once the passages are written, embedded and searchable and leaves both to
+    `embed_pending` (`kgtool db doctor --fix`): fact and label embedding were over half of a cold
+    ingest's CPU (bench/README.md, session 41). Until then the walk seeds from the names it links
+    (kgtool.retrieve.fact_seeds) and `kgtool db doctor` counts the facts still waiting.
     """
+    if facts not in FACT_TIMING:
+        raise ConfigError(f"unknown facts timing {facts!r}; use one of {', '.join(FACT_TIMING)}")
     t0 = time.perf_counter()
     result = read_documents(path, format, max_passage_chars=max_passage_chars, on_duplicate=on_duplicate)
     ext = make_extractor(extractor, settings)
@@ -277,13 +299,15 @@ def ingest_docs(
                           unit="passages") from exc
     summary.documents = len(written_docs)
     summary.entities, summary.relations, summary.facts = len(entity_ids), len(relation_keys), len(fact_ids)
-    if embedder is not None:
-        summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     if batches is not None:
         summary.passages_embedded = batches.finish()
         # passages of earlier ingests still without an embedding from this model
         summary.passages_embedded += embed_passages(db, passage_embedder)
-        summary.facts_embedded = embed_facts(db, passage_embedder, progress=fact_progress)
     db.run_autocommit("admin/await_fulltext")  # passage retrieval sees what was just written
+    if facts == "now":
+        summary.relations_embedded, summary.facts_embedded = embed_pending(
+            db, embedder, passage_embedder, progress=fact_progress)
+    else:
+        summary.facts_pending = passage_embedder is not None or embedder is not None
     summary.seconds = time.perf_counter() - t0
     return summary
