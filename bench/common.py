@@ -346,3 +346,26 @@ def load_average() -> str:
     """The 1/5/15-minute load averages, printed beside every timing (the machine is shared)."""
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
+
+
+class CpuClock:
+    """CPU seconds spent by the server's JVM and by this process: on a machine shared with
+    other work, wall times swing with the load while CPU seconds mostly do not."""
+
+    def __init__(self, kg):
+        from kgtool.graph.server import LocalServer
+
+        self.pid = LocalServer(kg.settings).pid()
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def server(self) -> float:
+        if self.pid is None:
+            return float("nan")
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / self.tick  # utime + stime
+
+    def measure(self, fn, *args):
+        """fn(*args), and (server CPU s, client CPU s) it took."""
+        s0, c0 = self.server(), time.process_time()
+        out = fn(*args)
+        return out, (self.server() - s0, time.process_time() - c0)

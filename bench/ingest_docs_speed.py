@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from common import SHARED_DATA, bench_graph, environment, log, table
+from common import SHARED_DATA, CpuClock, bench_graph, environment, log, table
 
 DEFAULT_CORPUS = SHARED_DATA / "text-qa" / "hotpotqa-corpus.json"
 
@@ -55,26 +54,13 @@ def synthetic(corpus: dict, n: int, path: Path) -> Path:
     return path
 
 
-class Clock:
-    """Wall seconds, this process's CPU seconds and the server JVM's (utime + stime from /proc)."""
+class Clock(CpuClock):
+    """Wall seconds beside CpuClock's CPU seconds (this process's, and the server JVM's from /proc)."""
 
-    def __init__(self, kg):
-        from kgtool.graph.server import LocalServer
-
-        self.pid = LocalServer(kg.settings).pid()
-        self.tick = os.sysconf("SC_CLK_TCK")
-
-    def server(self) -> float:
-        if self.pid is None:
-            return float("nan")
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / self.tick
-
-    def measure(self, fn):
-        w0, c0, s0 = time.perf_counter(), time.process_time(), self.server()
-        out = fn()
-        return out, {"seconds": time.perf_counter() - w0, "client": time.process_time() - c0,
-                     "server": self.server() - s0}
+    def timed(self, fn):
+        w0 = time.perf_counter()
+        out, (server, client) = self.measure(fn)
+        return out, {"seconds": time.perf_counter() - w0, "client": client, "server": server}
 
 
 def run(kg, clock: Clock, path: Path, fmt: str, path_name: str, pending: bool = True) -> dict:
@@ -97,11 +83,11 @@ def run(kg, clock: Clock, path: Path, fmt: str, path_name: str, pending: bool = 
         def ingest():
             return ingest_docs(kg.db, path, format=fmt, embedder=embedder, passage_embedder=embedder,
                                facts=path_name)
-    summary, cost = clock.measure(ingest)
+    summary, cost = clock.timed(ingest)
     out = {"passages": summary.passages, "embedded": summary.passages_embedded, **cost,
            "facts": summary.facts, "facts_embedded": summary.facts_embedded}
     if path_name == "later" and pending:
-        (relations, facts), pending = clock.measure(lambda: embed_pending(kg.db, embedder, embedder))
+        (relations, facts), pending = clock.timed(lambda: embed_pending(kg.db, embedder, embedder))
         out["pending"] = {**pending, "facts_embedded": facts, "relations_embedded": relations}
     return out
 

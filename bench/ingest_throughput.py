@@ -62,6 +62,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (  # noqa: E402
+    CpuClock,
     SHARED_DATA, bench_graph, build_corpus, count_elements, environment, head_of, load_average, log, memory_for,
     table, verdict,
 )
@@ -297,29 +298,6 @@ def _with_commit_share(spent: dict[str, float]) -> dict[str, float]:
     spent["(commit and the rest)"] = spent["(whole transactions)"] - sum(
         v for k, v in spent.items() if not k.startswith("("))
     return dict(spent)
-
-
-class CpuClock:
-    """CPU seconds spent by the server's JVM and by this process: on a machine shared with
-    other work, wall times swing with the load while CPU seconds mostly do not."""
-
-    def __init__(self, kg):
-        from kgtool.graph.server import LocalServer
-
-        self.pid = LocalServer(kg.settings).pid()
-        self.tick = os.sysconf("SC_CLK_TCK")
-
-    def server(self) -> float:
-        if self.pid is None:
-            return float("nan")
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / self.tick  # utime + stime
-
-    def measure(self, fn, *args):
-        """fn(*args), and (server CPU s, client CPU s) it took."""
-        s0, c0 = self.server(), time.process_time()
-        out = fn(*args)
-        return out, (self.server() - s0, time.process_time() - c0)
 
 
 def shape(kg) -> dict[str, int]:
