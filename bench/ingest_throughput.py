@@ -50,7 +50,6 @@ Target (issue 15): streaming ingest within 1.5x of the floor of the same run.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
