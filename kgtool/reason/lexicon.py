@@ -192,8 +192,13 @@ class Lexicon:
     def nouns_related(self, a: str, b: str, *, depth: int = 3) -> bool:
         """Is one of the nouns a synonym of the other, or within `depth` hypernym levels above it
         ("occupation" above "profession")? Their most frequent senses only (KIND_SENSES)."""
-        senses = [tuple(self._offsets(lemma, "n")[:KIND_SENSES]) for lemma in (_forms(self, a.strip().lower(), "n")[0],
-                                                                                 _forms(self, b.strip().lower(), "n")[0])]
+        def first_senses(word: str) -> tuple[int, ...]:
+            for lemma in _forms(self, word.strip().lower(), "n"):  # "sports": the lemma "sport"
+                found = self._offsets(lemma, "n")
+                if found:
+                    return tuple(found[:KIND_SENSES])
+            return ()
+        senses = [first_senses(a), first_senses(b)]
         if not all(senses):
             return False
         return bool(set(senses[0]) & noun_hypernyms(self, senses[1], depth)
