@@ -59,7 +59,6 @@ def embed_pending(db: Database, embedder, fact_embedder, *, progress: Callable[[
     return relations, facts
 
 
-
 @dataclass
 class DocIngestSummary:
     path: str

@@ -62,6 +62,15 @@ def _variants(label: str, phrases: Sequence[str], m: int) -> list[str]:
     return out[: max(1, m)]
 
 
+def _ask_in_turn(constraints: list[Constraint], prev: str, phrases: list[str]) -> str:
+    """Append one constraint per phrase, each asked of what the one before reached; the last placeholder."""
+    for phrase in phrases:
+        end = f"?x{len(constraints) + 1}"
+        constraints.append(Constraint(len(constraints), prev, phrase, end, [phrase]))
+        prev = end
+    return prev
+
+
 class OfflineConstraintPlanner:
     def __init__(self, env):
         self.planner = env.agents.planner
@@ -127,11 +136,7 @@ class OfflineConstraintPlanner:
             constraints, prev, target = self._hops(question, base, relations, directions, reached, variants,
                                                    last_unknown=not beyond)
             if beyond:
-                for phrase in beyond:
-                    end = f"?x{len(constraints) + 1}"
-                    constraints.append(Constraint(len(constraints), prev, phrase, end, [phrase]))
-                    prev = target = end
-                return ConstraintPlan(constraints, target)
+                return ConstraintPlan(constraints, _ask_in_turn(constraints, prev, beyond))
             if target is not None and self._beyond(question, base, reading, supports[:len(relations)],
                                                    constraints, directions[len(relations) - 1],
                                                    reached[len(relations) - 1]):
@@ -160,14 +165,10 @@ class OfflineConstraintPlanner:
             return None
         reading = c2rag_chain.reading_of(question, base)
         beyond = c2rag_chain.phrases_beyond(reading, base, 0)
-        if not beyond or len(beyond) < 2:
+        if len(beyond or []) < 2:
             return None
-        constraints, prev = [], base.topic
-        for i, phrase in enumerate(beyond):
-            end = f"?x{i + 1}"
-            constraints.append(Constraint(i, prev, phrase, end, [phrase]))
-            prev = end
-        return ConstraintPlan(constraints, prev)
+        constraints: list[Constraint] = []
+        return ConstraintPlan(constraints, _ask_in_turn(constraints, base.topic, beyond))
 
     def _label(self, key: str) -> str:
         phrases = self.catalog.relation_phrases(key)
