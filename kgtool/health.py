@@ -108,3 +108,14 @@ def repair(kg, *, stale_after: float = STALE_AFTER_SECONDS, progress=None) -> Re
         remove_perturbation(kg.db, leftover["id"])
         done.perturbations_removed.append(leftover["id"])
     return done
+
+
+def unfinished_ingests(db) -> list[dict]:
+    """Ingests that started and never finished (an `(:Ingest)` marker without `finished_at`), oldest first:
+    each a dict of id, kind, source, started_at. The status rule and `db doctor` name them."""
+    return db.read("health/unfinished_ingests")
+
+
+def unfinished_message(ingest: dict) -> str:
+    """How an answer, `db stats` and `db doctor` name an unfinished ingest."""
+    return f"ingest of {ingest.get('source') or ingest.get('id')} did not finish: re-run it"
