@@ -1,4 +1,5 @@
-"""The README's quick start is short and names files that exist; its runnable snippets run as written.
+"""The README's quick start is short and names files that exist; its runnable snippets (and those of
+docs/*.md) run as written.
 
 A bash or Python block right after a `<!-- runnable ... -->` line is run against
 the test server, in a directory that holds the repository's `ingest/` and
@@ -21,6 +22,9 @@ REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
 RUNNABLE = re.compile(r"<!-- runnable[^>]*-->\n```(bash|python)\n(.*?)```", re.S)
 BLOCKS = RUNNABLE.findall(README)
+# the longer guides in docs/ keep their examples runnable the same way
+DOC_BLOCKS = [block for page in sorted((REPO / "docs").glob("*.md"))
+              for block in RUNNABLE.findall(page.read_text(encoding="utf-8"))]
 
 
 def _quick_start() -> tuple[int, list[str]]:
@@ -49,9 +53,9 @@ def test_the_readme_has_runnable_bash_and_python_blocks():
     assert {lang for lang, _ in BLOCKS} == {"bash", "python"}, BLOCKS
 
 
-@pytest.mark.parametrize("block", range(len(BLOCKS)))
+@pytest.mark.parametrize("block", range(len(BLOCKS + DOC_BLOCKS)))
 def test_a_runnable_readme_block_runs_as_written(block, kg, neo4j_settings, tmp_path):
-    lang, code = BLOCKS[block]
+    lang, code = (BLOCKS + DOC_BLOCKS)[block]
     work = tmp_path / "work"
     work.mkdir()
     for name in ("ingest", "cypher"):
