@@ -165,6 +165,15 @@ def test_yes_no_questions_compare_what_each_entity_is():
     assert compare_answer(q, answer_form(q), [ada, cal]) == "no"
 
 
+def test_a_yes_no_question_answers_the_truth_value_a_fact_states():
+    # the evidence shares the question's word ("walled") whatever the value: the bound value decides
+    stated = Block("(Ostrava, walled, ?v)", "resolved", "false", ["Ostrava walled false."])
+    q = "Is Ostrava walled?"
+    assert compare_answer(q, answer_form(q), [stated]) == "no"
+    stated = Block("(Ostrava, walled, ?v)", "resolved", "True", ["Ostrava walled True."])
+    assert compare_answer(q, answer_form(q), [stated]) == "yes"
+
+
 def test_same_questions_compare_the_names_said_next_to_the_noun():
     # both sentences also name the country: the province is the name next to "province", not any shared name
     a = block("Nanto", ["Nanto is a city in eastern Jiangsu province, China."])

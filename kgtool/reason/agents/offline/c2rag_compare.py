@@ -108,6 +108,11 @@ def compare_answer(question: str, form: AnswerForm, blocks: Sequence[Block]) -> 
         return None
     if form.kind == "choice":
         return _choose(question, form.options, blocks)
+    truths = [_truth(b.binding) for b in blocks]
+    if all(t is not None for t in truths):
+        # every constraint bound a stated truth value (a fact whose object is true/false): that is the answer,
+        # whatever words the evidence shares with the question
+        return "yes" if all(truths) else "no"
     entities = [_head(b) for b in blocks]
     evidence = [_about(e, b.evidence) for e, b in zip(entities, blocks)]
     if any(not ev for ev in evidence):
@@ -121,6 +126,15 @@ def compare_answer(question: str, form: AnswerForm, blocks: Sequence[Block]) -> 
         return "yes"
     said = all(all(p in _stems(" ".join(ev)) for p in props) for ev in evidence)
     return "yes" if said else "no"
+
+
+_TRUE, _FALSE = {"true", "yes"}, {"false", "no"}
+
+
+def _truth(value: str | None) -> bool | None:
+    """A bound value that is a truth value (closed-class: true/false/yes/no), else None."""
+    word = (value or "").strip().lower()
+    return True if word in _TRUE else False if word in _FALSE else None
 
 
 def _choose(question: str, options: Sequence[str], blocks: Sequence[Block]) -> str:
