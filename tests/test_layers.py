@@ -31,7 +31,7 @@ LAYERS = {
 # reason/'s sub-layers, lowest first; a module's sub-layer is that of its longest listed prefix
 REASON_LAYERS = [
     # values, registries and pure helpers
-    ("taxonomy", "services", "bandit", "lexicon", "trace_sections", "method_registry", "__init__"),
+    ("taxonomy", "services", "bandit", "lexicon", "trace_sections", "method_registry", "subquestions", "__init__"),
     # reading questions and the graph
     ("question", "relmatch", "relation_vocabulary", "segmatch", "graphview", "roles", "answer_kind", "kinds"),
     # role protocols and the types roles exchange

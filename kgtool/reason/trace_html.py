@@ -18,6 +18,7 @@ import re
 from string import Template
 from typing import Any
 
+from kgtool.reason.subquestions import in_label_words
 from kgtool.reason.trace_sections import esc as _esc
 from kgtool.reason.trace_sections import num as _num
 from kgtool.reason.trace_sections import sections_of_run
@@ -120,7 +121,7 @@ def _svg(steps: list[dict], backtracks: list[dict]) -> str:
                          f'H{x0}" marker-end="url(#arrow-next)"/>')
         state = _css_word(step.get("state"))
         cls = f"node step state-{state}" + (" rejected" if _rejected(step) else "")
-        nodes.append(_node(sid, cls, f"{_step_label(step)}: {step.get('query', '')}",
+        nodes.append(_node(sid, cls, f"{_step_label(step)}: {in_label_words(step.get('query')) or ''}",
                            f'<rect x="{x0}" y="{STEP_Y}" width="{STEP_W}" height="{STEP_H}" rx="8"/>',
                            [(x0 + 10, STEP_Y + 20, _step_label(step)),
                             (x0 + 10, STEP_Y + 40, f"{step.get('state') or '?'} · N_eff {_num(step.get('neff'))}")]))
@@ -213,7 +214,8 @@ def _table(steps: list[dict]) -> str:
     rows = []
     for s in steps:
         chosen = next((c for c in s.get("candidates") or [] if c.get("fact_id") == s.get("chosen")), None)
-        cells = [_num(s.get("hop")), _num(s.get("attempt")), s.get("query"), s.get("entity"), s.get("state"),
+        cells = [_num(s.get("hop")), _num(s.get("attempt")), in_label_words(s.get("query")), s.get("entity"),
+                 s.get("state"),
                  _num(s.get("neff")), _fact_label(chosen) if chosen else (s.get("generated_answer") or "—"),
                  str(len(s.get("candidates") or [])), "; ".join(_verdict_text(v) for v in s.get("verdicts") or [])]
         rows.append(f'<tr data-step-row="{_esc(step_node_id(s))}">' + "".join(f"<td>{_esc(c)}</td>" for c in cells)

@@ -53,6 +53,7 @@ def verdict_text(v: dict) -> str:
 def print_trace(data: dict, methods=None) -> None:
     """A stored run: its steps with candidates, scores, N_eff and verdicts, backtracks, and the sections its
     method declares (found in `methods`, a Registry; None: the built-in one)."""
+    from kgtool.reason.subquestions import in_label_words
     from kgtool.reason.trace_html import by_score
     from kgtool.reason.trace_sections import sections_of_run
 
@@ -65,7 +66,7 @@ def print_trace(data: dict, methods=None) -> None:
     for step in data["steps"]:
         mark = "*" if step.get("in_chain") else " "
         neff = step["neff"] if step["neff"] is None else round(step["neff"], 3)
-        console.print(styled(f"{mark} hop {step['hop']} attempt {step['attempt']}: {step['query']}  ",
+        console.print(styled(f"{mark} hop {step['hop']} attempt {step['attempt']}: {in_label_words(step['query'])}  ",
                              (f"N_eff={neff} ({step['state']}, gamma {step['gamma']})", "dim")))
         for trim in map(json.loads, step.get("prompt_trims") or []):  # LLM task data shortened to fit
             console.print(styled((f"    {trim['role']} prompt trimmed to fit a {trim['context']}-token context: "

@@ -14,6 +14,7 @@ from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.reagent_base import Claim, Conflict
 from kgtool.reason.context import RunContext
 from kgtool.reason.trace import new_id, packed
+from kgtool.reason.subquestions import in_label_words
 from kgtool.reason.trace_sections import TraceSection, html_table, num
 
 
@@ -132,7 +133,8 @@ class Claims(Sequence):
 # ---------------------------------------------------------------------- what its trace shows
 def assertion_lines(rows: list[dict]) -> list[str]:
     return [f"assertion t={a['t']} {a['agent']} {a['kind']}"
-            f"{' hop ' + str(a['hop']) if a.get('hop') is not None else ''}: {a.get('text') or a.get('value') or ''}"
+            f"{' hop ' + str(a['hop']) if a.get('hop') is not None else ''}: "
+            f"{in_label_words(a.get('text') or a.get('value')) or ''}"
             f"  [{a['status']}{', rolled back by ' + a['rollback_id'] if a.get('rollback_id') else ''}]"
             for a in rows]
 

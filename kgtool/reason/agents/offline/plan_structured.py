@@ -18,6 +18,7 @@ from kgtool.reason.answer_kind import TIME_KINDS
 from kgtool.reason.question import QuestionReading, read_question
 from kgtool.reason.roles import segment_role
 from kgtool.reason.relmatch import RelationProfile
+from kgtool.reason.subquestions import GENERIC_IN, GENERIC_OUT
 
 
 def plan_structured(search: StructuredSearch, question: str, groups: Sequence[Sequence[Mention]],
@@ -192,7 +193,8 @@ def subquestion_for(prof: RelationProfile, entity: str, direction: str = "out") 
     """
     label = prof.label or prof.key
     if direction == "in":
-        return f"Which entity has {entity} as its {label}?"
+        return GENERIC_IN.format(entity=entity, label=label)
     if prof.questions:
         return prof.questions[0].replace("{}", entity)
-    return f"What is the {label} of {entity}?"
+    return GENERIC_OUT.format(entity=entity, label=label)
+
