@@ -82,7 +82,7 @@ class LocalServer:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.home = Path(settings.home) / "neo4j"
-        self.runtime = Path(settings.runtime_dir or Path(settings.home) / "runtime") / f"neo4j-{settings.neo4j_version}"
+        self.runtime = settings.runtime_root / f"neo4j-{settings.neo4j_version}"
         self.port = int(settings.neo4j_port)
 
     # --- paths -----------------------------------------------------------
