@@ -99,7 +99,8 @@ def remove_leftover_parts(directory: Path) -> list[Path]:
     return removed
 
 
-def write_atomic(path: Path, write: Callable[[object], None], *, size_hint: int, what: str) -> Path:
+def write_atomic(path: Path, write: Callable[[object], None], *, size_hint: int, what: str,
+                 headroom: int = HEADROOM_BYTES) -> Path:
     """Write `path` through `write(binary file)` into a part file beside it, then rename it over `path`.
 
     The directory is made private, leftover part files removed and the free space checked against
@@ -107,7 +108,7 @@ def write_atomic(path: Path, write: Callable[[object], None], *, size_hint: int,
     path = Path(path)
     private_dir(path.parent)
     remove_leftover_parts(path.parent)
-    check_free_space(path.parent, size_hint, what)
+    check_free_space(path.parent, size_hint, what, headroom=headroom)
     partial = path.with_name(f"{path.name}.{os.getpid()}.part")
     try:
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
