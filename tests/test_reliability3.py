@@ -25,7 +25,7 @@ from kgtool.errors import KgToolError, ServerError
 CLI = [sys.executable, "-m", "kgtool.cli"]
 
 FACTS = [("Velmora Labs", "founded by", "Iskra Dunlevy"), ("Iskra Dunlevy", "born in", "Corvath"),
-         ("Tarn\x07ovik Bridge", "located in", "Pellmark")]
+         ("Tarn\x07\x07\x07ovik Bridge", "located in", "Pellmark")]
 
 PROBES = [
     'Who founded "Velmora Labs"?',
@@ -129,9 +129,10 @@ def test_bounds_are_checked_before_linking_and_stated_in_help(probe_kg):
 def test_a_name_with_control_characters_can_be_asked_about(probe_kg):
     from kgtool.reason.runner import clean_question
 
-    question = clean_question("Where is Tarn\x07ovik Bridge located?")
+    # three control characters: too far from the name as asked for the misspelt-name fallback to link it
+    question = clean_question("Where is Tarn\x07\x07\x07ovik Bridge located?")
     linked = [m[2] for m in probe_kg.catalog.link_mentions(question)]
-    bridge = probe_kg.catalog.link("Tarn\x07ovik Bridge")
+    bridge = probe_kg.catalog.link("Tarn\x07\x07\x07ovik Bridge")
     assert bridge is not None and bridge in linked
 
 

@@ -27,6 +27,8 @@ def cypher(query, file_, params, fmt, timeout, limit):
     (users, transactions, settings) and procedures outside a read-only set
     are refused with the reason (exit code 2) and change nothing. Prefix
     EXPLAIN to see the plan without running, PROFILE to run and see it.
+    At most --limit rows are printed (default 1,000; the rest are counted),
+    CSV and JSON as they arrive; --timeout covers the query and the printing.
     Ready-made queries live in cypher/analyst/, e.g.:
 
         kgtool cypher -f cypher/analyst/backtracks.cypher
@@ -36,13 +38,13 @@ def cypher(query, file_, params, fmt, timeout, limit):
     if bool(query) == bool(file_):
         raise click.UsageError("give either QUERY or -f FILE")
     text = queries.load_file(file_).text if file_ else query
-    out = RowPrinter(fmt)
+    printer = RowPrinter(fmt)
     with connect() as kg:
         # rows are printed as they arrive (json, csv) or gathered up to the limit (table)
         result = kg.db.console_stream(text, parse_pairs(params), timeout=timeout, limit=limit or None,
-                                      on_keys=out.start, on_row=out.row)
+                                      on_keys=printer.start, on_row=printer.row)
     if result.profiled or result.plan is None:
-        out.end(result)
+        printer.end(result)
     if result.plan is not None:
         from kgtool.graph.console import plan_lines
 

@@ -72,7 +72,8 @@ def doctor(fix, stale_after, as_json, recover, yes):
             out.print(f"  passages e.g. {', '.join(found.passage_sample)}", markup=False, soft_wrap=True)
         if repaired is not None:
             out.print(f"fixed: {repaired.runs_abandoned} run(s) closed as abandoned, {repaired.passages_embedded} "
-                      f"passage(s), {repaired.facts_embedded} fact(s) and {repaired.relations_embedded} relation label(s) embedded, {len(repaired.perturbations_removed)} perturbation(s) removed",
+                      f"passage(s) and {repaired.facts_embedded} fact(s) embedded, {len(repaired.perturbations_removed)} perturbation(s) removed, "
+                      f"{repaired.relations_embedded} relation label(s) embedded",
                       markup=False)
         elif not found.ok:
             out.print("run `kgtool db doctor --fix` to mend it", markup=False)
