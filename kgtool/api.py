@@ -113,6 +113,7 @@ class KnowledgeGraph(GraphServices):
         marked superseded-by-conflict, so the slot has one active object), "keep-all"
         (both stay in force, flagged) or "fail" (refuse the file, write nothing).
         """
+        self._check_ingest_space(path)
         if bulk:
             from kgtool.ingest.bulk import ingest_edits_bulk
 
@@ -140,6 +141,14 @@ class KnowledgeGraph(GraphServices):
             summary.facts_embedded = embed_facts(self.db, self.embedder, progress=fact_progress)
         return summary
 
+    def _check_ingest_space(self, path) -> None:
+        """Refuse an ingest into the local store before it starts when its disk lacks the room the input
+        may take there (a full disk mid-ingest panics the database: kgtool.graph.panic)."""
+        if self.settings.uses_local_server:
+            from kgtool.graph.server import check_ingest_space
+
+            check_ingest_space(self.settings, path)
+
     def _counting_new(self, ingest):
         """Run an ingest and set `summary.new`: how many edits, facts, documents and passages it added
         (the rest of what it wrote was already present, as on a re-run)."""
@@ -158,6 +167,7 @@ class KnowledgeGraph(GraphServices):
 
         Re-ingesting a file changes no counts; delete(source=path) removes what only it stated.
         """
+        self._check_ingest_space(path)
         if bulk:
             from kgtool.ingest.bulk import ingest_facts_bulk
 
@@ -216,6 +226,7 @@ class KnowledgeGraph(GraphServices):
         """
         from kgtool.ingest.docs import ingest_docs
 
+        self._check_ingest_space(path)
         summary = self._counting_new(lambda: ingest_docs(
             self.db, path, format=format, extractor=extractor, strict=strict, batch_size=batch_size,
             embedder=self.embedder if embed_relations else None,

@@ -22,6 +22,17 @@ def default_home() -> Path:
     return Path(user_data_dir("kgtool", appauthor=False))
 
 
+def default_cache() -> Path:
+    """What every home shares: the Neo4j runtime and the model and vector caches. KGTOOL_CACHE_DIR, else
+    the user's cache directory (${XDG_CACHE_HOME:-~/.cache}/kgtool on Linux), whatever KGTOOL_HOME is:
+    a store costs only its data."""
+    if os.environ.get("KGTOOL_CACHE_DIR"):
+        return Path(os.environ["KGTOOL_CACHE_DIR"]).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("kgtool", appauthor=False))
+
+
 # environment variable -> settings field
 _ENV = {
     "KGTOOL_HOME": "home",
@@ -29,6 +40,9 @@ _ENV = {
     "KGTOOL_NEO4J_ALLOW_CSV_IMPORT": "neo4j_allow_csv_import",
     "KGTOOL_NEO4J_PLUGINS": "neo4j_plugins",
     "KGTOOL_RUNTIME_DIR": "runtime_dir",
+    "KGTOOL_CACHE_DIR": "shared_cache",
+    "KGTOOL_MAX_QUESTION_CHARS": "max_question_chars",
+    "KGTOOL_MAX_WORD_CHARS": "max_word_chars",
     "NEO4J_URI": "neo4j_uri",
     "NEO4J_USER": "neo4j_user",
     "NEO4J_PASSWORD": "neo4j_password",
@@ -68,7 +82,10 @@ class Settings:
     # plugins of the local server: comma-separated Maven coordinates G:A:V[:classifier][=ns.*|ns2.*]
     # (e.g. org.neo4j.procedure:apoc-core:5.26.0:core), fetched once into <home>/neo4j/plugins
     neo4j_plugins: str | None = None
-    # resolved Neo4j jars; shared by every home (default: <home>/runtime)
+    # what every home shares (the runtime, model and vector caches): KGTOOL_CACHE_DIR, default
+    # ${XDG_CACHE_HOME:-~/.cache}/kgtool
+    shared_cache: Path = field(default_factory=default_cache)
+    # resolved Neo4j jars; shared by every home (default: <shared_cache>/runtime)
     runtime_dir: Path | None = None
     # any other server: local, Docker, a cluster or Aura
     neo4j_uri: str | None = None
@@ -78,6 +95,10 @@ class Settings:
     # the analysts' console (`kgtool cypher`, KnowledgeGraph.query): each statement's time limit,
     # a duration such as 30s or 2m, 0 for none
     console_timeout: str = "60s"
+    # bounds on a question, checked before anything links it (kgtool.core.bounds): its characters and
+    # its longest word's (a name, a number, a URL fit; a pasted blob does not)
+    max_question_chars: int = 2000
+    max_word_chars: int = 100
     # models
     embedder: str = "auto"  # auto | bge-m3 | minilm | <sentence-transformers directory>
     embedding_dim: int = 384
@@ -134,7 +155,13 @@ class Settings:
 
     @property
     def cache_dir(self) -> Path:
+        """This home's own cache (the LLM replies it was given)."""
         return self.home / "cache"
+
+    @property
+    def runtime_root(self) -> Path:
+        """Where the Neo4j runtime (and llama-server) are kept: KGTOOL_RUNTIME_DIR, else the shared cache's."""
+        return Path(self.runtime_dir or Path(self.shared_cache) / "runtime")
 
     @classmethod
     def load(cls, **overrides) -> "Settings":

@@ -30,11 +30,12 @@ class Health:
     passage_sample: list[str] = field(default_factory=list)
     facts_without_embedding: int = 0
     leftover_perturbations: list[dict] = field(default_factory=list)
+    relations_without_embedding: int = 0  # any store (relations_without_embedding below)
 
     @property
     def ok(self) -> bool:
         return not (self.stale_runs or self.passages_without_embedding or self.facts_without_embedding
-                    or self.leftover_perturbations)
+                    or self.leftover_perturbations or self.relations_without_embedding)
 
     def problems(self) -> list[str]:
         """One line per kind of problem, saying what it means; [] when all is well."""
@@ -49,6 +50,8 @@ class Health:
             out.append(f"{self.facts_without_embedding} fact(s) without an embedding in a document store (the "
                        "graph walk's fact seeds cannot reach them; it seeds from the names it links until "
                        "`kgtool db doctor --fix` embeds them)")
+        if self.relations_without_embedding:
+            out.append(relations_problem(self.relations_without_embedding))
         if self.leftover_perturbations:
             out.append(f"{len(self.leftover_perturbations)} perturbation(s) an interrupted evaluation left behind "
                        f"({', '.join(p['id'] for p in self.leftover_perturbations[:5])})")
@@ -59,6 +62,7 @@ class Health:
                 "passages_without_embedding": self.passages_without_embedding,
                 "passage_sample": self.passage_sample, "facts_without_embedding": self.facts_without_embedding,
                 "leftover_perturbations": self.leftover_perturbations,
+                "relations_without_embedding": self.relations_without_embedding,
                 "problems": self.problems()}
 
 
@@ -86,6 +90,7 @@ def check(db, *, stale_after: float = STALE_AFTER_SECONDS, sample: int = 5) -> H
     health.passages_without_embedding, health.passage_sample = int(row["n"]), list(row["sample"])
     health.facts_without_embedding = int(db.read("health/facts_without_embedding")[0]["n"])
     health.leftover_perturbations = db.read("health/leftover_perturbations")
+    health.relations_without_embedding = relations_without_embedding(db)
     return health
 
 
@@ -104,6 +109,7 @@ def repair(kg, *, stale_after: float = STALE_AFTER_SECONDS, progress=None) -> Re
         # relation labels too: an ingest that left its facts for later (`--facts later`) left them as well
         done.relations_embedded, done.facts_embedded = embed_pending(kg.db, kg.embedder, kg.embedder,
                                                                      progress=progress)
+    done.relations_embedded += embed_missing_relations(kg)
     for leftover in kg.db.read("health/leftover_perturbations"):
         remove_perturbation(kg.db, leftover["id"])
         done.perturbations_removed.append(leftover["id"])
@@ -119,3 +125,21 @@ def unfinished_ingests(db) -> list[dict]:
 def unfinished_message(ingest: dict) -> str:
     """How an answer, `db stats` and `db doctor` name an unfinished ingest."""
     return f"ingest of {ingest.get('source') or ingest.get('id')} did not finish: re-run it"
+
+
+def relations_without_embedding(db) -> int:
+    """Relation labels of any store (fact, edit or document) without an embedding: an ingest that stopped, or
+    met a full disk, after writing its facts and before embedding their relations left them."""
+    return int(db.read("health/relations_without_embedding")[0]["n"])
+
+
+def relations_problem(n: int) -> str:
+    return (f"{n} relation label(s) without an embedding (an ingest stopped before embedding them; the "
+            "offline agents match them by their words only)")
+
+
+def embed_missing_relations(kg) -> int:
+    """Embed the relation labels `relations_without_embedding` counts, with the graph's embedder; how many."""
+    from kgtool.ingest.load import write_relation_embeddings
+
+    return write_relation_embeddings(kg.db, kg.embedder) if relations_without_embedding(kg.db) else 0

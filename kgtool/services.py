@@ -90,6 +90,6 @@ class GraphServices:
 
         def build():
             inner = get_embedder(self.settings.embedder)
-            return CachedEmbedder(inner, disk=for_embedder(self.settings.home, inner))
+            return CachedEmbedder(inner, disk=for_embedder(self.settings.shared_cache, inner))
 
         return self._lazy("_embedder", build)

@@ -29,12 +29,12 @@ def test_onnx_vectors_equal_the_numpy_ones_and_the_graph_is_cached(tmp_path):
 
 
 def test_minilm_backend_choice(tmp_path, monkeypatch):
-    monkeypatch.setenv("KGTOOL_HOME", str(tmp_path))
+    monkeypatch.setenv("KGTOOL_CACHE_DIR", str(tmp_path))  # the shared cache, not the home
     auto = MiniLMEmbedder()
     assert not auto._uses_onnx(1) and auto._uses_onnx(auto.onnx_min_batch)
     few, many = auto.encode(TEXTS[:2]), auto.encode(TEXTS * 6)
     assert np.abs(many[:2] - few).max() < 1e-4
-    assert list((tmp_path / "cache" / "models").glob("bert-*.onnx"))  # the big batch went through onnxruntime
+    assert list((tmp_path / "models").glob("bert-*.onnx"))  # the big batch went through onnxruntime
     assert auto._uses_onnx(1)  # once a session is built, a single text takes it too
     assert set(auto._onnx._sessions) == {1}  # an answer's phrases: one thread; no all-core session built
     assert np.abs(auto.encode(TEXTS[:2]) - few).max() < 1e-4

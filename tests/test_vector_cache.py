@@ -156,8 +156,8 @@ def test_warm_vectors_embeds_every_passage_word_once(kg, tmp_path):
                        " He moved to Nashville in 1949."]],
         ["Nashville", ["Nashville is the capital city of Tennessee."]]]}]))
     kg.ingest_docs(corpus, format="hotpotqa", embed_relations=False, embed_passages=False)
-    embedder = kg.embedder  # the answers' embedder has its disk cache under the home
-    assert embedder.disk is not None and embedder.disk.path.parent == kg.settings.home / "cache" / "vectors"
+    embedder = kg.embedder  # the answers' embedder has its disk cache in the cache every home shares
+    assert embedder.disk is not None and embedder.disk.path.parent == kg.settings.shared_cache / "vectors"
     inner = Counting(embedder.inner)
     cached = CachedEmbedder(inner, disk=DiskVectorCache(tmp_path / "v.sqlite", embedder.name))
     n = store_passage_words(kg.db, cached)

@@ -68,7 +68,13 @@ def ask(question, file_, agents, method, settings_, scope, as_json, preset, top)
 
     Each reasoning path is stored in Neo4j; see it with `kgtool trace show RUN_ID`
     (`kgtool trace list` lists the runs). With -f, an expected "answer" in the
-    file is checked and the exit code is 1 if any answer differs.
+    file is checked and the exit code is 1 if any answer differs; a question
+    that cannot be answered is reported on one line and the rest are answered
+    (exit code 1).
+
+    Bounds: a question of at most 2,000 characters and no word over 100
+    (KGTOOL_MAX_QUESTION_CHARS, KGTOOL_MAX_WORD_CHARS); above them it is refused
+    with an error saying which.
     """
     if bool(question) == bool(file_):
         raise click.UsageError("give either QUESTION or -f FILE")
@@ -80,8 +86,17 @@ def ask(question, file_, agents, method, settings_, scope, as_json, preset, top)
     _check_method(method, config)
     wrong = 0
     with connect() as kg:
-        for item in items:
-            result = kg.answer(item["question"], method=method, agents=agents, scope=scope_option(scope), **config)
+        for number, item in enumerate(items, start=1):
+            try:
+                result = kg.answer(item["question"], method=method, agents=agents, scope=scope_option(scope),
+                                   **config)
+            except Exception as exc:  # noqa: BLE001 - with -f, one question's failure does not stop the file
+                if not file_:
+                    raise
+                # one question's failure is that question's: reported on one line, the rest still answered
+                _report_failed(file_, number, exc, as_json)
+                wrong += 1
+                continue
             expected = item.get("answer")
             if as_json:
                 click.echo(json.dumps(result.as_dict(), ensure_ascii=False, default=str))
@@ -96,6 +111,16 @@ def ask(question, file_, agents, method, settings_, scope, as_json, preset, top)
                     print_expected(expected, ok)
     if wrong:
         sys.exit(1)
+
+
+def _report_failed(path, number: int, exc: Exception, as_json: bool) -> None:
+    """A question of `ask -f` that could not be answered, on one line (stderr; a JSON line on stdout with --json)."""
+    from kgtool.errors import describe
+
+    message = " ".join(str(describe(exc)).split())
+    if as_json:
+        click.echo(json.dumps({"question_number": number, "status": "failed", "error": message}, ensure_ascii=False))
+    click.echo(f"error: {path}: question {number}: {message}", err=True)
 
 
 def _show_passages(items, preset, top, scope, as_json) -> None:

@@ -84,7 +84,7 @@ def stats():
 
 @db.command("warm-vectors")
 def warm_vectors():
-    """Embed the words of every stored passage into the embedder's vector cache (<home>/cache/vectors).
+    """Embed the words of every stored passage into the embedder's vector cache (<shared cache>/vectors).
 
     The offline readers embed a passage's words when they weigh its sentences; this embeds them
     ahead, once per home (idempotent: run it again after ingesting more documents). ~2 ms of CPU a

@@ -31,13 +31,22 @@ def _seconds(ctx, param, value):
 @click.option("--stale-after", default=None, callback=_seconds,
               help="A run still 'running' this long after it started is stale (e.g. 30m, 2h; default 1h).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings (and what was fixed) as JSON.")
-def doctor(fix, stale_after, as_json):
+@click.option("--recover", is_flag=True,
+              help="Start a store Neo4j cannot recover (a transaction log damaged by a full disk): copy the data "
+                   "directory aside, start once with Neo4j's recovery setting (the damaged end of the log is "
+                   "LOST), restart. Asks first.")
+@click.option("--yes", is_flag=True, help="With --recover: do not ask for confirmation.")
+def doctor(fix, stale_after, as_json, recover, yes):
     """Find runs left 'running', passages and facts without embeddings and leftover perturbations; --fix mends.
 
     A killed command (kill -9, a crash, a machine going down) cannot close
     what it had open. Exit code 0 when nothing needs mending (or --fix mended
-    it), 1 when something does.
+    it), 1 when something does. --recover is for a local store that will not
+    start because its transaction log is damaged (the start's error says so).
     """
+    if recover:
+        recover_store(yes)
+        return
     from rich.console import Console
 
     from kgtool.api import KnowledgeGraph
@@ -63,9 +72,26 @@ def doctor(fix, stale_after, as_json):
             out.print(f"  passages e.g. {', '.join(found.passage_sample)}", markup=False, soft_wrap=True)
         if repaired is not None:
             out.print(f"fixed: {repaired.runs_abandoned} run(s) closed as abandoned, {repaired.passages_embedded} "
-                      f"passage(s) and {repaired.facts_embedded} fact(s) embedded, {len(repaired.perturbations_removed)} perturbation(s) removed",
+                      f"passage(s) and {repaired.facts_embedded} fact(s) embedded, {len(repaired.perturbations_removed)} perturbation(s) removed, "
+                      f"{repaired.relations_embedded} relation label(s) embedded",
                       markup=False)
         elif not found.ok:
             out.print("run `kgtool db doctor --fix` to mend it", markup=False)
     if not found.ok and repaired is None:
         sys.exit(1)
+
+
+def recover_store(yes: bool) -> None:
+    """`db doctor --recover`: the documented recovery of a damaged transaction log, after a backup copy."""
+    from kgtool.cli.app import local_server
+    from kgtool.graph.host import _dir_size
+    from kgtool.graph.recover import WARNING, recover
+
+    server = local_server()
+    data = server.home / "data"
+    click.echo(f"{WARNING}\nStore: {data} ({_dir_size(data) / 1e6:.0f} MB, copied aside first).", err=True)
+    if not yes:
+        click.confirm("recover it?", abort=True, err=True)
+    done = recover(server)
+    click.echo(f"recovered: Neo4j started on {server.uri} in {done.seconds:.0f} s; the data directory as it was "
+               f"is in {done.backup} ({done.backup_bytes / 1e6:.0f} MB: remove it once the store is checked)")

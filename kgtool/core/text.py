@@ -51,6 +51,17 @@ _EDGE_CHARS = " \t\r\n\"'.,;:!?\u2026"
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 
+def clean_text(text: str) -> str:
+    """Text as kgtool reads a name or a question: format characters (zero-width spaces and joiners, BOM,
+    bidi marks) removed, as they sit inside words and go without a trace; control characters and other
+    separators read as a space; spaces collapsed. The one rule for names at ingest (through `normalize`)
+    and for questions (kgtool.reason.runner), so a name with such characters can be asked about."""
+    if text.isascii() and text.isprintable():
+        return " ".join(text.split())
+    kept = "".join("" if unicodedata.category(ch) == "Cf" else ch if ch.isprintable() else " " for ch in text)
+    return " ".join(kept.split())
+
+
 @lru_cache(maxsize=1 << 16)
 def normalize(text: str) -> str:
     """Normalise a name for comparison: NFKC, unified quotes/dashes, casefold,
@@ -61,7 +72,7 @@ def normalize(text: str) -> str:
 
     Pure and cached: corpora repeat the same names constantly.
     """
-    text = unicodedata.normalize("NFKC", text).translate(_LOOKALIKES).casefold()
+    text = unicodedata.normalize("NFKC", clean_text(text)).translate(_LOOKALIKES).casefold()
     text = _SPACES.sub(" ", text).strip(_EDGE_CHARS)
     # a name wrapped whole in brackets, e.g. "(Hey Jude)", loses the brackets
     while len(text) >= 2 and _PAIRS.get(text[0]) == text[-1] and _balanced(text[1:-1]):

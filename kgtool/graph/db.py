@@ -8,6 +8,7 @@ and values always travel as parameters.
 from __future__ import annotations
 
 import logging
+import os
 import random
 import re
 import threading
@@ -109,7 +110,11 @@ def send_driver_logs_to_file(home) -> Path:
         for handler in logger.handlers:
             if isinstance(handler, logging.FileHandler) and Path(handler.baseFilename) == path.resolve():
                 return path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        from kgtool.core.files import PRIVATE_FILE, private_dir, tighten
+
+        private_dir(path.parent)  # 0700: the driver's log names the server and the statements' errors
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE_FILE))
+        tighten(path, PRIVATE_FILE)  # a log an older kgtool left readable
         handler = logging.FileHandler(path, encoding="utf-8", delay=True)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
         # one file per home: a test session or a user switching homes keeps only the newest
@@ -122,6 +127,14 @@ def send_driver_logs_to_file(home) -> Path:
             logger.setLevel(logging.INFO)
         logger.propagate = False  # never to the root logger's stderr (nor Python's last-resort handler)
     return path
+
+
+def tighten_tree_once(root: Path) -> None:
+    """Everything under `root` made its owner's only, when `root` itself is not yet (a tree kgtool made is)."""
+    from kgtool.graph.host import _restrict_tree
+
+    if root.is_dir() and root.stat().st_mode & 0o077:
+        _restrict_tree(root)
 
 
 def check_uri(uri: str) -> str:
@@ -158,6 +171,7 @@ class Database:
         from kgtool.graph.server import private_home
 
         private_home(settings.home)
+        tighten_tree_once(Path(settings.home) / "cache")  # an older kgtool left it 755/644
         send_driver_logs_to_file(settings.home)
         if settings.uses_local_server:
             from kgtool.graph.server import LocalServer
@@ -356,6 +370,65 @@ class Database:
             return ConsoleResult(keys, rows, plan, profiled=plan is not None)
 
 
+    def console_stream(self, text: str, params: dict | None = None, *, timeout=None, limit: int | None = 1000,
+                       on_keys: Callable[[list[str]], None], on_row: Callable[[dict], None]) -> "ConsoleResult":
+        """An analyst's statement, checked as `console` checks it, its rows handed to `on_row` as they arrive
+        (at most `limit`; None or 0: all). The rows past the limit are counted, not converted
+        (`ConsoleResult.more`). The time limit covers the whole of it, the caller's rendering included:
+        the server ends the transaction when it runs past it, and so does the client."""
+        from neo4j import Query
+        from neo4j.exceptions import ClientError
+
+        from kgtool.graph import console
+
+        seconds = console.parse_timeout(self.settings.console_timeout if timeout is None else timeout)
+        deadline = time.monotonic() + seconds if seconds else None
+        statement = console.Statement.parse(text)
+        if statement.mode == "explain":
+            return self.console(text, params, timeout=timeout)
+        params = params or {}
+        with self.session(read_only=True) as session:
+            try:
+                summary = session.run(Query("EXPLAIN " + statement.body, timeout=seconds), params).consume()
+            except ClientError as exc:
+                if console.timed_out(exc):
+                    raise console.timeout_error(seconds) from exc
+                raise DatabaseError(f"the server rejected the query: "
+                                    f"{_without_prefix(exc.message or str(exc), 'EXPLAIN ')}") from exc
+            console.check(summary.query_type, summary.plan)
+            prefix = "PROFILE " if statement.mode == "profile" else ""
+            shown = more = 0
+            counting_stopped = False
+            try:
+                with session.begin_transaction(timeout=seconds) as tx:  # no retry: rows may be printed already
+                    result = tx.run(prefix + statement.body, params)
+                    keys = list(result.keys())
+                    on_keys(keys)
+                    for record in result:
+                        late = deadline is not None and time.monotonic() > deadline
+                        if limit and shown >= limit:
+                            if late:
+                                counting_stopped = True
+                                break
+                            more += 1
+                            continue
+                        if late:
+                            raise console.timeout_error(seconds)
+                        on_row(record.data())
+                        shown += 1
+                    done = result.consume() if not counting_stopped else None
+                    tx.rollback()
+            except ClientError as exc:
+                if console.timed_out(exc):
+                    raise console.timeout_error(seconds) from exc
+                if "AccessMode" in (exc.code or "") or "Forbidden" in (exc.code or ""):
+                    raise ReadOnlyViolation(f"refused by the server: {exc.message}") from exc
+                raise DatabaseError(f"the query failed: {exc.message}") from exc
+        plan = done.profile if done is not None and statement.mode == "profile" else None
+        return ConsoleResult(keys, [], plan, profiled=plan is not None, shown=shown, more=more,
+                             more_is_partial=counting_stopped)
+
+
 def _without_prefix(message: str, prefix: str) -> str:
     """A server message about `prefix + statement` as if about the statement the user typed.
 
@@ -386,6 +459,11 @@ class ConsoleResult:
     rows: list[dict]
     plan: dict | None = None
     profiled: bool = False
+    # console_stream: the rows handed on, those past the limit (counted only), and whether counting
+    # them stopped at the time limit (then `more` is a lower bound)
+    shown: int = 0
+    more: int = 0
+    more_is_partial: bool = False
 
 
 def _rows(result) -> list[dict]:

@@ -30,7 +30,7 @@ from pathlib import Path
 from kgtool.config import Settings
 from kgtool.core.process import process_alive
 from kgtool.errors import ServerError
-from kgtool.graph import user_conf
+from kgtool.graph import server_health, user_conf
 from kgtool.graph.plugins import PluginStore, parse_plugin_setting
 from kgtool.graph.host import (  # noqa: F401  (private_home and free_port are imported from here too)
     _PRIVATE_UMASK,
@@ -82,8 +82,10 @@ class LocalServer:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.home = Path(settings.home) / "neo4j"
-        self.runtime = Path(settings.runtime_dir or Path(settings.home) / "runtime") / f"neo4j-{settings.neo4j_version}"
+        self.runtime = settings.runtime_root / f"neo4j-{settings.neo4j_version}"
         self.port = int(settings.neo4j_port)
+        # extra neo4j.conf settings for one start (`kgtool db doctor --recover`: kgtool.graph.recover)
+        self.once_settings: dict[str, str] = {}
 
     # --- paths -----------------------------------------------------------
     @property
@@ -105,6 +107,10 @@ class LocalServer:
     @property
     def console_file(self) -> Path:
         return self.home / "logs" / "console.log"
+
+    @property
+    def debug_log(self) -> Path:
+        return self.home / "logs" / "debug.log"
 
     @property
     def lib_dir(self) -> Path:
@@ -219,6 +225,9 @@ class LocalServer:
             "db.tx_log.preallocate": "false",
             "db.tx_log.rotation.size": "64M",
             "dbms.usage_report.enabled": "false",
+            # log files rolled at a bound (kgtool.graph.server_health): a panicking store logs errors fast
+            **server_health.write_log_configs(self.home / "conf"),
+            **self.once_settings,
         }
         allow_csv = _truthy(self.settings.neo4j_allow_csv_import)
         if not allow_csv:
@@ -305,6 +314,7 @@ class LocalServer:
             "-cp", self.classpath(), ENTRY_POINT,
             f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
         ]
+        server_health.roll_console_log(self.console_file)
         log_marks = self._log_marks()  # what the logs held before: a failed start quotes only what it added
         fd = os.open(self.console_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         console = os.fdopen(fd, "ab")
@@ -317,9 +327,12 @@ class LocalServer:
         with os.fdopen(fd, "w") as fh:
             fh.write(str(proc.pid))
         try:
-            self._wait_for_bolt(proc.pid, timeout, proc)
+            self._wait_for_bolt(proc.pid, timeout, proc, debug_since=log_marks.get(self.debug_log, 0))
         except ServerError as exc:
             self.stop()
+            diagnosis = self.diagnose(since=log_marks.get(self.debug_log, 0))
+            if diagnosis is not None:
+                raise ServerError(f"Neo4j could not start: {diagnosis.message()}") from None
             raise ServerError(f"{exc}\n{self.start_failure_reason(log_marks)}") from None
         self.abandon_interrupted_runs()
         return True
@@ -347,8 +360,16 @@ class LocalServer:
             return 0  # bookkeeping: a server that answers Bolt is started, whatever this says
         return int(rows[0]["abandoned"]) if rows else 0
 
-    def _wait_for_bolt(self, pid: int, timeout: float, proc: subprocess.Popen | None = None) -> None:
+    def diagnose(self, since: int | None = None):
+        """A panic or an unrecoverable store the server's logs name (kgtool.graph.server_health), or None."""
+        return server_health.diagnose(self.home / "logs", self.home / "data", since=since)
+
+    def _wait_for_bolt(self, pid: int, timeout: float, proc: subprocess.Popen | None = None, *,
+                       debug_since: int | None = None) -> None:
+        """Wait until Bolt answers; a server whose logs say it panicked or cannot recover is reported at once
+        (debug_since: debug.log's size when this start began; None: a server already running)."""
         deadline = time.monotonic() + timeout
+        next_look = time.monotonic() + 1.0
         while time.monotonic() < deadline:
             if proc is not None and proc.poll() is not None:
                 raise ServerError(f"Neo4j exited with code {proc.returncode} while starting.")
@@ -356,6 +377,11 @@ class LocalServer:
                 raise ServerError(f"Neo4j (pid {pid}) died while starting.")
             if self._bolt_answers():
                 return
+            if time.monotonic() >= next_look:
+                next_look = time.monotonic() + 2.0
+                diagnosis = self.diagnose(since=debug_since)
+                if diagnosis is not None:
+                    raise ServerError(f"Neo4j (pid {pid}) is not serving: {diagnosis.message()}")
             time.sleep(0.25)
         raise ServerError(f"Neo4j did not answer on {self.uri} within {timeout:.0f} s.\n{self.log_tail()}")
 
@@ -410,7 +436,8 @@ class LocalServer:
 
     def _log_marks(self) -> dict[Path, int]:
         """The size of each log file now, so what a start adds can be told from older lines."""
-        return {path: (path.stat().st_size if path.exists() else 0) for path in (self.log_file, self.console_file)}
+        return {path: (path.stat().st_size if path.exists() else 0)
+                for path in (self.log_file, self.console_file, self.debug_log)}
 
     def start_failure_reason(self, marks: dict[Path, int], limit: int = 20) -> str:
         """The lines the logs gained since `marks` that say why the server stopped (errors and their
@@ -440,6 +467,16 @@ class LocalServer:
 # log lines that give the reason a start failed: errors, exceptions and their causes, refused settings
 _SAYS_WHY = re.compile(r"\b(ERROR|FATAL|Exception|Caused by|Unrecognized setting|Invalid|invalid|failed|Failed|"
                        r"refus|cannot|Cannot|not allowed)\b")
+
+def check_ingest_space(settings: Settings, source) -> None:
+    """DiskSpaceError unless the local store's disk has room for what ingesting `source` may write there
+    (the store, its indexes and transaction log: about four times the input, kept free beyond it)."""
+    from kgtool.core.files import check_free_space
+
+    source = Path(source)
+    size = _dir_size(source) if source.is_dir() else (source.stat().st_size if source.is_file() else 0)
+    check_free_space(Path(settings.home) / "neo4j" / "data", 4 * size, f"ingesting {source}")
+
 
 def _truthy(value) -> bool:
     # from the environment or a config file the setting arrives as text

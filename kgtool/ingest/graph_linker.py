@@ -14,7 +14,7 @@ import threading
 from functools import lru_cache
 from typing import Any, Iterable
 
-from kgtool.core.text import _LOOKALIKES, normalize
+from kgtool.core.text import _LOOKALIKES, clean_text, normalize
 from kgtool.ingest.linking import (
     Mention,
     _needs_exact_case,
@@ -81,7 +81,8 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=1 << 16)
 def _name_words(surface: str, lower: bool) -> tuple[str, ...]:
-    text = surface.translate(_LOOKALIKES)
+    # a stored name keeps its control characters; its words are read as a question's are (core.text.clean_text)
+    text = clean_text(surface).translate(_LOOKALIKES)
     return tuple((text[a:b].lower() if lower else text[a:b]) for a, b in word_spans(text))
 
 
@@ -174,7 +175,7 @@ class GraphLinker:
             rows = []
             for entity in stale[start : start + _SYNC_BATCH]:
                 keys = name_keys(entity["name"], entity["aliases"])
-                longest = max([longest, *(len(word_spans(k["surface"])) for k in keys)])
+                longest = max([longest, *(len(word_spans(clean_text(k["surface"]))) for k in keys)])
                 rows.append({"id": entity["id"], "name": entity["name"] or "", "alias_count": len(entity["aliases"]),
                              "keys": keys})
             self.db.write("link/write_keys", rows=rows)

@@ -23,6 +23,7 @@ from typing import Any, Iterable
 
 from rapidfuzz.distance import OSA
 
+from kgtool.core.bounds import MAX_FUZZY_TERM_CHARS, query_terms
 from kgtool.core.text import STOPWORDS, normalize
 from kgtool.ingest.linking import Mention, fold_key, writes_case
 
@@ -64,15 +65,18 @@ def _name_like(word: str, cased: bool, opening: bool) -> bool:
 
 def fuzzy_query(text: str) -> str:
     """A Lucene query of the text's name-like words, each allowed the edits a name of its length may
-    carry ("" when there is none). Words are letters and digits only: nothing reaches Lucene's syntax."""
+    carry ("" when there is none). Words are letters and digits only: nothing reaches Lucene's syntax;
+    words longer than MAX_FUZZY_TERM_CHARS are left out, and at most _CANDIDATES terms are kept."""
     cased = writes_case(text)
     terms = []
     for i, match in enumerate(_WORD.finditer(text)):
         word = fold_key(match.group().lower())
-        if len(word) < _ONE_EDIT_FROM or not _name_like(match.group(), cased, i == 0):
+        # a word past the fuzzy bound is no misspelt name, and Lucene's edit automaton of a huge term
+        # exhausts the server's memory (kgtool.core.bounds)
+        if not _ONE_EDIT_FROM <= len(word) <= MAX_FUZZY_TERM_CHARS or not _name_like(match.group(), cased, i == 0):
             continue
         terms.append(f"{word}~{2 if len(word) >= _TWO_EDITS_FROM else 1}")
-    return " ".join(dict.fromkeys(terms))
+    return " ".join(query_terms(terms, max_chars=MAX_FUZZY_TERM_CHARS + 2, limit=_CANDIDATES))
 
 
 class NearNames:

@@ -196,10 +196,10 @@ class MiniLMEmbedder:
 
 
 def _model_cache() -> Path:
-    """Where built model files are kept: <kgtool home>/cache/models."""
-    from kgtool.config import default_home
+    """Where built model files are kept, shared by every home: <shared cache>/models (kgtool.config.default_cache)."""
+    from kgtool.config import default_cache
 
-    return Path(os.environ.get("KGTOOL_HOME") or default_home()) / "cache" / "models"
+    return default_cache() / "models"
 
 
 class BGEM3Embedder:

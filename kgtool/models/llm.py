@@ -422,8 +422,10 @@ class LLMClient:
                   "created": time.time()}
         with self._lock:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                # write-then-rename so a reader never sees half an entry
+                from kgtool.core.files import private_dir
+
+                private_dir(path.parent)  # 0700, as everything kgtool writes under its home
+                # write-then-rename (mkstemp's file is 0600) so a reader never sees half an entry
                 fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     json.dump(record, handle, ensure_ascii=False)

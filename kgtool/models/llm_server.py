@@ -58,7 +58,7 @@ CMAKE_OPTIONS = (
 
 
 def runtime_root(settings: Settings) -> Path:
-    return Path(settings.runtime_dir or Path(settings.home) / "runtime")
+    return settings.runtime_root
 
 
 class LlamaServerBuild:

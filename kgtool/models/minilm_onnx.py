@@ -8,7 +8,7 @@ directory's safetensors weights with `onnx.helper`, node by node the
 computation of kgtool.models.minilm.NumpyBertEncoder._forward (no torch, no
 exporter): the vectors agree with numpy's to float32 rounding
 (tests/test_embed_onnx.py). It is built once and cached under
-<kgtool home>/cache/models, keyed by the weights file's size and time.
+<shared cache>/models (every home's: kgtool.config.default_cache), keyed by the weights file's size and time.
 
 Tokenising, length-sorted batching and mean pooling stay those of the numpy
 encoder (this class subclasses it and replaces `_forward`).
@@ -78,10 +78,12 @@ class OnnxBertEncoder(NumpyBertEncoder):
 
                 path = self.model_path()
                 if not path.is_file():
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    partial = path.with_suffix(f".{os.getpid()}.part")
-                    partial.write_bytes(build_graph(self._w, self).SerializeToString())
-                    os.replace(partial, path)  # another process sees the whole file or none
+                    from kgtool.core.files import write_atomic
+
+                    data = build_graph(self._w, self).SerializeToString()
+                    # a part file renamed over the name: another process sees the whole file or none, and a
+                    # full disk leaves nothing behind (kgtool.core.files)
+                    write_atomic(path, lambda fh: fh.write(data), size_hint=len(data), what="the ONNX model cache")
                 options = ort.SessionOptions()
                 options.intra_op_num_threads = threads
                 options.inter_op_num_threads = 1

@@ -4,7 +4,8 @@ An answer embeds short strings (relation phrasings, WordNet synonyms and glosses
 passages it reads) that recur across questions and processes; `CachedEmbedder` keeps them for one
 process, this file for every process of one kgtool home. A vector is the model's output for that
 exact string, so the key is (model name, text), one SQLite file per model under
-<home>/cache/vectors: a string is embedded once per home, whichever process asks first.
+<shared cache>/vectors (kgtool.config.default_cache): a string is embedded once per user, whichever
+process of whichever home asks first. The file is its owner's only (0600).
 
 What may go wrong stays a cache miss, never a failed answer: a file that is not a cache (corrupt,
 truncated, written by another model or another width) is moved aside with a warning naming it and
@@ -29,14 +30,14 @@ SCHEMA = 1
 _CHUNK = 500  # texts per SELECT (SQLite allows 32k parameters; 500 keeps statements small)
 
 
-def cache_path(home: Path, model: str) -> Path:
-    """<home>/cache/vectors/<model>.sqlite, the model's name made a safe file name (and its hash, so
+def cache_path(root: Path, model: str) -> Path:
+    """<root>/vectors/<model>.sqlite (root: the shared cache), the model's name made a safe file name (and its hash, so
     two names that differ only in characters replaced here keep two files)."""
     import hashlib
 
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._") or "model"
     digest = hashlib.sha1(model.encode("utf-8")).hexdigest()[:8]
-    return Path(home) / "cache" / "vectors" / f"{slug[:80]}-{digest}.sqlite"
+    return Path(root) / "vectors" / f"{slug[:80]}-{digest}.sqlite"
 
 
 class VectorCacheError(RuntimeError):
@@ -74,7 +75,12 @@ class DiskVectorCache:
         return self._conn
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        from kgtool.core.files import PRIVATE_FILE, private_dir, tighten
+
+        private_dir(self.path.parent)
+        # made 0600 before SQLite opens it: its -wal and -shm files take the database file's mode
+        os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE))
+        tighten(self.path, PRIVATE_FILE)
         conn = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")  # readers in other processes do not wait for a writer
@@ -185,15 +191,15 @@ class DiskVectorCache:
                 self._conn = None
 
 
-def for_embedder(home: Path, embedder) -> DiskVectorCache | None:
-    """The disk cache of this embedder's model under `home`, or None when it is switched off
+def for_embedder(root: Path, embedder) -> DiskVectorCache | None:
+    """The disk cache of this embedder's model under `root` (the shared cache), or None when it is switched off
     (KGTOOL_VECTOR_CACHE=0) or the model has no name to key it by."""
     if os.environ.get("KGTOOL_VECTOR_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     model = str(getattr(embedder, "name", "") or "")
     if not model:
         return None
-    return DiskVectorCache(cache_path(home, model), model)
+    return DiskVectorCache(cache_path(root, model), model)
 
 
 __all__ = ["DiskVectorCache", "VectorCacheError", "cache_path", "for_embedder"]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-import unicodedata
 
+from kgtool.core.bounds import check_question
 from kgtool.core.scope import Scope
+from kgtool.core.text import clean_text
 from kgtool.core.types import Answer, Usage
 from kgtool.errors import InputError
 from kgtool.core.types import Plan, Verdict
@@ -29,10 +30,7 @@ def clean_question(question: str) -> str:
     """The question with control and zero-width characters removed and spaces collapsed."""
     if not isinstance(question, str):
         raise InputError(f"a question must be a string, got {type(question).__name__}")
-    # format characters (zero-width spaces and joiners, BOM, bidi marks) sit inside words and
-    # go without a trace; control characters and other separators part words like a space
-    kept = "".join("" if unicodedata.category(ch) == "Cf" else ch if ch.isprintable() else " " for ch in question)
-    kept = " ".join(kept.split())
+    kept = clean_text(question)  # the rule names are normalised with at ingest (kgtool.core.text)
     if not kept:
         raise InputError("the question is empty (only spaces or control characters); ask something")
     return kept
@@ -45,6 +43,8 @@ def build_method(kg, name: str, config: dict):
 
 def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, config: dict) -> Answer:
     question = clean_question(question)
+    check_question(question, max_chars=int(kg.settings.max_question_chars),
+                   max_word_chars=int(kg.settings.max_word_chars))  # before anything links it
     chosen = build_method(kg, method, config)
     t_load = time.perf_counter()
     kg.prepare(agents)

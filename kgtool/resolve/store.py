@@ -43,6 +43,10 @@ class ResolveReport:
                 "source_conflicts": self.source_conflicts, "edit_changes": self.edit_changes}
 
 
+class MergeRaced(InputError):
+    """A planned merge met an entity another process merged or deleted since it was read."""
+
+
 def merge_id(survivor_id: str, absorbed_id: str) -> str:
     return "merge:" + hashlib.sha1(f"{survivor_id}\x1f{absorbed_id}".encode("utf-8")).hexdigest()[:16]
 
@@ -72,16 +76,25 @@ def resolve(db: Database, resolver: str = "exact", *, min_score: float | None = 
     focus_set = None if focus is None else set(focus)
     if focus_set is not None and not focus_set:
         return report
-    views = load_views(db)
-    report.entities = len(views)
-    proposal = propose(views, resolvers, focus=focus_set)
-    by_id = {v.id: v for v in views}
-    report.merges = [_describe(c, by_id, merge_id(c.a, c.b)) for c in proposal.merges]
-    report.near_misses = [_describe(c, by_id, None) for c in sorted(proposal.below, key=lambda c: -c.score)]
-    if dry_run:
-        return report
-    if proposal.merges:
-        report.source_conflicts, report.edit_changes = apply_merges(db, proposal.merges)
+    for attempt in (1, 2):
+        views = load_views(db)
+        report.entities = len(views)
+        proposal = propose(views, resolvers, focus=focus_set)
+        by_id = {v.id: v for v in views}
+        report.merges = [_describe(c, by_id, merge_id(c.a, c.b)) for c in proposal.merges]
+        report.near_misses = [_describe(c, by_id, None) for c in sorted(proposal.below, key=lambda c: -c.score)]
+        if dry_run:
+            return report
+        try:
+            if proposal.merges:
+                report.source_conflicts, report.edit_changes = apply_merges(db, proposal.merges)
+            break
+        except MergeRaced as raced:
+            # another process merged or deleted an entity after this pass read it (a concurrent ingest's
+            # resolve): nothing of this pass was written; propose again on the graph as it is now, once
+            if attempt == 2:
+                raise InputError(f"{raced}; none of this pass's {len(proposal.merges)} merge(s) was written "
+                                 "(what the ingest itself wrote is all in)") from None
     if unchecked:
         db.write("resolve/mark_checked", ids=sorted(focus_set))
     if record_near_misses and proposal.below:
@@ -109,7 +122,7 @@ def apply_merges(db: Database, merges: list[Candidate]) -> tuple[list[dict], lis
             rows = run("resolve/merge", {"merge_id": merge_id(c.a, c.b), "survivor_id": c.a, "absorbed_id": c.b,
                                          "resolver": c.resolver, "score": float(c.score), "reason": c.reason})
             if not rows:
-                raise InputError(f"cannot merge {c.b!r} into {c.a!r}: one of them is no longer an entity "
+                raise MergeRaced(f"cannot merge {c.b!r} into {c.a!r}: one of them is no longer an entity "
                                  "(another process merged or deleted it); run `kgtool resolve` again")
             slots.update(s for s in rows[0]["slots"] if s)
             survivors.add(c.a)

@@ -51,9 +51,11 @@ RRF_K = 60  # the usual reciprocal-rank constant: ranks past a few dozen barely 
 
 
 def lucene_query(text: str) -> str:
-    """The question's content words, as a plain OR query: nothing of the text reaches Lucene's syntax."""
-    terms = list(dict.fromkeys(words(text)))
-    return " ".join(terms)
+    """The question's content words, as a plain OR query: nothing of the text reaches Lucene's syntax; within
+    kgtool.core.bounds' query size (no word past MAX_TERM_CHARS, at most MAX_QUERY_TERMS words)."""
+    from kgtool.core.bounds import query_terms
+
+    return " ".join(query_terms(words(text)))
 
 
 def embedding_text(title: str | None, text: str) -> str:
