@@ -10,7 +10,12 @@
   did not embed them, or an ingest killed while embedding); the fix embeds them,
   and the relation labels still without one;
 - perturbations an evaluation made for itself and did not remove (it was
-  interrupted), that no open run uses; the fix removes them.
+  interrupted), that no open run uses; the fix removes them;
+- ingests that started and never finished (an `(:Ingest)` marker without
+  finished_at: the client or the server was killed mid-ingest, or it failed):
+  the store holds part of a file. No fix here: re-running the same ingest
+  finishes it (every ingest write is an idempotent MERGE), so `--fix` leaves
+  them and the check still fails.
 
 `check` only reads; `repair` writes, in that order (stale runs first, so a
 perturbation only they still used counts as left over).
@@ -30,10 +35,17 @@ class Health:
     passage_sample: list[str] = field(default_factory=list)
     facts_without_embedding: int = 0
     leftover_perturbations: list[dict] = field(default_factory=list)
+    unfinished_ingests: list[dict] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not (self.stale_runs or self.passages_without_embedding or self.facts_without_embedding
+                    or self.leftover_perturbations or self.unfinished_ingests)
+
+    @property
+    def mendable(self) -> bool:
+        """Whether `repair` can mend something found (an unfinished ingest it cannot: re-run it)."""
+        return bool(self.stale_runs or self.passages_without_embedding or self.facts_without_embedding
                     or self.leftover_perturbations)
 
     def problems(self) -> list[str]:
@@ -52,6 +64,7 @@ class Health:
         if self.leftover_perturbations:
             out.append(f"{len(self.leftover_perturbations)} perturbation(s) an interrupted evaluation left behind "
                        f"({', '.join(p['id'] for p in self.leftover_perturbations[:5])})")
+        out += [unfinished_message(ingest) for ingest in self.unfinished_ingests]
         return out
 
     def as_dict(self) -> dict:
@@ -59,7 +72,7 @@ class Health:
                 "passages_without_embedding": self.passages_without_embedding,
                 "passage_sample": self.passage_sample, "facts_without_embedding": self.facts_without_embedding,
                 "leftover_perturbations": self.leftover_perturbations,
-                "problems": self.problems()}
+                "unfinished_ingests": self.unfinished_ingests, "problems": self.problems()}
 
 
 @dataclass
@@ -86,6 +99,7 @@ def check(db, *, stale_after: float = STALE_AFTER_SECONDS, sample: int = 5) -> H
     health.passages_without_embedding, health.passage_sample = int(row["n"]), list(row["sample"])
     health.facts_without_embedding = int(db.read("health/facts_without_embedding")[0]["n"])
     health.leftover_perturbations = db.read("health/leftover_perturbations")
+    health.unfinished_ingests = unfinished_ingests(db)
     return health
 
 
@@ -119,3 +133,10 @@ def unfinished_ingests(db) -> list[dict]:
 def unfinished_message(ingest: dict) -> str:
     """How an answer, `db stats` and `db doctor` name an unfinished ingest."""
     return f"ingest of {ingest.get('source') or ingest.get('id')} did not finish: re-run it"
+
+
+def unfinished_command(ingest: dict) -> str:
+    """The command that finishes an unfinished ingest (the same ingest of the same file)."""
+    import shlex
+
+    return f"kgtool ingest {ingest.get('kind') or 'facts'} {shlex.quote(ingest.get('source') or '')}"

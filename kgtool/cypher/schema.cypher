@@ -23,6 +23,7 @@ CREATE CONSTRAINT verdict_id IF NOT EXISTS FOR (n:Verdict) REQUIRE n.id IS UNIQU
 CREATE CONSTRAINT perturbation_id IF NOT EXISTS FOR (n:Perturbation) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT name_key IF NOT EXISTS FOR (n:NameKey) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT link_index_id IF NOT EXISTS FOR (n:LinkIndex) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT ingest_id IF NOT EXISTS FOR (n:Ingest) REQUIRE n.id IS UNIQUE;
 CREATE INDEX edit_case IF NOT EXISTS FOR (n:Edit) ON (n.case_id);
 CREATE INDEX edit_batch IF NOT EXISTS FOR (n:Edit) ON (n.batch);
 CREATE INDEX edit_slot IF NOT EXISTS FOR (n:Edit) ON (n.slot);

@@ -401,11 +401,15 @@ def ingest_facts(
     embedder=None,
     progress: Callable[[int, int], None] | None = None,
     resolve: str | None = None,
+    marker=None,
 ) -> FactsIngestSummary:
     """Load a fact file as base facts stated by the file; one transaction per `batch_size` facts.
 
     resolve: an entity resolver (kgtool.resolve) run on the file's entities once it is in, or
-    None / "none"; ids that earlier merges absorbed are written to their survivors either way."""
+    None / "none"; ids that earlier merges absorbed are written to their survivors either way.
+    marker: the run's IngestMarker (kgtool.ingest.marker) when the caller writes more afterwards
+    and finishes it itself; without one the ingest starts and finishes its own."""
+    from kgtool.ingest.marker import IngestMarker
     from kgtool.ingest.pipeline import DRIVER_FAILURES, interrupted, strict_error
     from kgtool.resolve.ingest import Redirector, resolve_after
 
@@ -417,6 +421,8 @@ def ingest_facts(
                                  facts_read=len(result.facts), skipped=list(result.bad))
     if strict and result.bad:
         raise strict_error(result.bad)
+    own_marker = marker is None
+    marker = IngestMarker(db, "facts", path) if own_marker else marker
     entities: set[str] = set()
     relations: set[str] = set()
     facts: set[str] = set()
@@ -435,6 +441,7 @@ def ingest_facts(
             progress(committed, total)
 
     try:
+        marker.start()
         redirect = Redirector(db)
         batches = ((start, redirect(rows)) for start, rows in fact_batches(result, path, size))
         write_behind(batches, lambda batch: load.write_rows(db, batch[1]), account, thread_name="kgtool-facts-write")
@@ -444,5 +451,7 @@ def ingest_facts(
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     summary.resolve = resolve_after(db, resolve, entities)
+    if own_marker:
+        marker.finish()
     summary.seconds = time.perf_counter() - t0
     return summary
