@@ -220,6 +220,8 @@ def _import_and_finish(settings: Settings, fold: StreamFold, work: Path, phases:
             ])
             pairs += flagged[0]["conflicts"] if flagged else 0
             overridden += sum(1 for r in resolved if r["after"] == "superseded-by-conflict")
+        for start in range(0, len(fold.literals), _CONFLICT_BATCH):
+            db.write("ingest/merge_literals", rows=fold.literals[start:start + _CONFLICT_BATCH])
         embedded = load.write_relation_embeddings(db, embedder) if embedder is not None else 0
         db.run_autocommit("admin/await_fulltext")
         if fold.marker is not None:  # the import wrote it as started
@@ -434,6 +436,8 @@ def ingest_facts_bulk(
             raise
         result = None  # the facts are in the files now
         summary.facts, summary.entities, summary.relations = len(fold.facts), len(fold.entities), len(fold.relations)
+        summary.values = len(fold.literals)
+        summary.entities -= summary.values  # a value is no entity
         phases.timed("rows + import files (streamed)", t)
         _pairs, _overridden, summary.relations_embedded = _import_and_finish(settings, fold, work, phases,
                                                                              embedder=embedder, phase=phase)

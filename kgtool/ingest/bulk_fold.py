@@ -75,6 +75,9 @@ class StreamFold:
         self.out = out
         # the (:Ingest) marker, imported as started: the post-processing after the import finishes it
         self.marker = marker
+        # typed values (GraphRows.literals): their nodes are imported as entities, then typed
+        # after the import by ingest/merge_literals, as streaming types them
+        self.literals: list[dict] = []
         self.entities: dict[str, list[str] | None] = {}  # id -> aliases stated after its first row
         self.facts: dict[str, int] = {}  # id -> _EDIT_SOURCE | _ASSERTED | ... bits
         self.evidence: dict[str, str] = {}  # id -> the evidence of a base fact an edit asserted later
@@ -110,6 +113,7 @@ class StreamFold:
         self._add_edits(rows)
         self._add_passages(rows.passages.values())
         self._add_sources(rows.source_rows())
+        self.literals.extend(rows.literals.values())
 
     def _add_entities(self, rows) -> None:  # ingest/merge_entities
         known, new = self.entities, []
