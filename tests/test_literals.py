@@ -140,3 +140,31 @@ def test_equal_values_of_different_facts_stay_apart_and_round_trip_typed(kg, tmp
     listed = kg.query_file("kgtool/cypher/analyst/literals.cypher")[1]
     assert {(r["head"], r["relation"], r["datatype"]) for r in listed} >= {("Vardonia", "founded", "date"),
                                                                           ("Ostrelia", "area", "integer")}
+
+
+def test_values_are_answered_by_the_offline_agents(kg, tmp_path):
+    """Counts and years come back as the values the file wrote. A day-precision date asked for its
+    year: C2RAG answers the year; the other methods answer the date as written (which holds the year):
+    shaping their answer to the year is the answer side's (see the report of issue 42)."""
+    facts = tmp_path / "world.tsv"
+    facts.write_text("head\trelation\ttail\ttail_type\n"
+                     "Vardonia\tcapital\tKelmarsh\t\n"
+                     "Ostrelia\tcapital\tTarnby\t\n"
+                     "Vardonia\tarea\t41,290 km2\t\n"
+                     "Ostrelia\tarea\t41,290 km2\t\n"
+                     "Kelmarsh\tpopulation\t230000\t\n"
+                     "Tarnby\tpopulation\t81000\t\n"
+                     "Kelmarsh\tfounded\t1201\tyear\n"
+                     "Vardonia\tfounded\t12 March 1648\t\n")
+    kg.ingest_facts(facts)
+    for method in ("care", "c2rag", "safe", "vog", "reagent"):
+        count = kg.answer("How many people live in the capital of Ostrelia?", method=method, agents="offline")
+        assert (count.answer, count.status) == ("81000", "answered"), (method, count.answer, count.status)
+        area = kg.answer("What is the area of Ostrelia?", method=method, agents="offline")
+        assert (area.answer, area.status) == ("41,290 km2", "answered"), (method, area.answer, area.status)
+        year = kg.answer("In what year was Vardonia founded?", method=method, agents="offline")
+        assert year.status == "answered" and "1648" in year.answer, (method, year.answer, year.status)
+    assert kg.answer("In what year was Vardonia founded?", method="c2rag", agents="offline").answer == "1648"
+    for method in ("c2rag", "safe", "vog"):
+        year = kg.answer("In what year was the capital of Vardonia founded?", method=method, agents="offline")
+        assert (year.answer, year.status) == ("1201", "answered"), (method, year.answer, year.status)
