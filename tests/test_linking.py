@@ -33,7 +33,8 @@ def test_canonical_id():
     assert canonical_id("Hey Jude") == "name:hey jude"
     assert canonical_id(" hey  JUDE. ") == "name:hey jude"
     assert canonical_id("Poland", "Q36") == "Q36"
-    assert canonical_id("Poland", "not-a-qid") == "name:poland"
+    # any other id the source gives identifies the entity too (homonyms with two ids stay two: issue 42)
+    assert canonical_id("Poland", "not-a-qid") == "id:not-a-qid"
     assert canonical_id("?") == "name:?"
     with pytest.raises(InputError, match="empty name"):
         canonical_id("   ")

@@ -72,14 +72,18 @@ def init():
 
 @db.command()
 def stats():
-    """Node counts by label and relationship counts by type."""
+    """Node counts by label and relationship counts by type, and what needs attention (`kgtool db doctor`)."""
+    from kgtool.health import unfinished_message
+
     with connect() as kg:
         st = kg.stats()
-        problems = kg.health().problems()
+        found = kg.health()
     console.print(counts_table("labels", "label", st["nodes"]))
     console.print(counts_table("relationships", "relationship", st["relationships"]))
-    for problem in problems:  # what a killed command left behind (kgtool db doctor)
-        print_notice("needs attention:", f"{problem}; run `kgtool db doctor --fix`")
+    unfinished = {unfinished_message(ingest) for ingest in found.unfinished_ingests}
+    for problem in found.problems():  # what a killed command left behind (kgtool db doctor)
+        # an unfinished ingest's message says its own fix (re-run it); the rest are doctor's to mend
+        print_notice("needs attention:", problem if problem in unfinished else f"{problem}; run `kgtool db doctor --fix`")
 
 
 @db.command("warm-vectors")

@@ -27,7 +27,8 @@ def _seconds(ctx, param, value):
 
 @click.command("doctor")
 @click.option("--fix", is_flag=True, help="Mend what is found: close stale runs as 'abandoned', embed passages "
-                                          "and facts without an embedding, remove perturbations left behind.")
+                                          "and facts without an embedding, remove perturbations left behind "
+                                          "(an unfinished ingest is mended by re-running it).")
 @click.option("--stale-after", default=None, callback=_seconds,
               help="A run still 'running' this long after it started is stale (e.g. 30m, 2h; default 1h).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings (and what was fixed) as JSON.")
@@ -37,12 +38,15 @@ def _seconds(ctx, param, value):
                    "LOST), restart. Asks first.")
 @click.option("--yes", is_flag=True, help="With --recover: do not ask for confirmation.")
 def doctor(fix, stale_after, as_json, recover, yes):
-    """Find runs left 'running', passages and facts without embeddings and leftover perturbations; --fix mends.
+    """Find runs left 'running', passages, facts and relation labels without embeddings, leftover
+    perturbations and unfinished ingests; --fix mends all but the last.
 
     A killed command (kill -9, a crash, a machine going down) cannot close
-    what it had open. Exit code 0 when nothing needs mending (or --fix mended
-    it), 1 when something does. --recover is for a local store that will not
-    start because its transaction log is damaged (the start's error says so).
+    what it had open. An ingest that did not finish is named with the command
+    that finishes it (the same ingest again). Exit code 0 when nothing needs
+    mending (or --fix mended it), 1 when something does or an ingest is unfinished.
+    --recover is for a local store that will not start because its transaction
+    log is damaged (the start's error says so).
     """
     if recover:
         recover_store(yes)
@@ -50,11 +54,12 @@ def doctor(fix, stale_after, as_json, recover, yes):
     from rich.console import Console
 
     from kgtool.api import KnowledgeGraph
+    from kgtool.health import unfinished_command
 
     out = Console(highlight=False, emoji=False)
     with KnowledgeGraph.connect() as kg:
         found = kg.health(stale_after=stale_after)
-        repaired = kg.repair(stale_after=found.stale_after) if fix and not found.ok else None
+        repaired = kg.repair(stale_after=found.stale_after) if fix and found.mendable else None
     if as_json:
         click.echo(json.dumps({"found": found.as_dict(), "fixed": repaired.as_dict() if repaired else None},
                               indent=2, ensure_ascii=False, default=str))
@@ -70,14 +75,18 @@ def doctor(fix, stale_after, as_json, recover, yes):
                       f"process {run['owner'] or 'unknown'}): {run['question']}", markup=False, soft_wrap=True)
         if found.passage_sample:
             out.print(f"  passages e.g. {', '.join(found.passage_sample)}", markup=False, soft_wrap=True)
+        for ingest in found.unfinished_ingests:  # no --fix: the same ingest again finishes it
+            out.print(f"  started {ingest['started_at']}; re-run: {unfinished_command(ingest)}", markup=False,
+                      soft_wrap=True)
         if repaired is not None:
             out.print(f"fixed: {repaired.runs_abandoned} run(s) closed as abandoned, {repaired.passages_embedded} "
                       f"passage(s) and {repaired.facts_embedded} fact(s) embedded, {len(repaired.perturbations_removed)} perturbation(s) removed, "
                       f"{repaired.relations_embedded} relation label(s) embedded",
                       markup=False)
-        elif not found.ok:
+        elif found.mendable:
             out.print("run `kgtool db doctor --fix` to mend it", markup=False)
-    if not found.ok and repaired is None:
+    # an unfinished ingest fails the check even after --fix: only re-running it mends it
+    if (not found.ok and repaired is None) or found.unfinished_ingests:
         sys.exit(1)
 
 

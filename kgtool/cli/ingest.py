@@ -165,7 +165,8 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with
     _finish(path, (
         ("format", summary.format), ("lines read", summary.records_read), ("triples read", summary.facts_read),
         ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),
-        ("entities", summary.entities), ("relations", summary.relations), *embedded_facts_row(summary),
+        ("entities", summary.entities), ("values (typed literals)", getattr(summary, "values", 0)),
+        ("relations", summary.relations), *embedded_facts_row(summary),
         ("skipped", len(summary.skipped)), ("seconds", f"{summary.seconds:.2f}"),
     ) + bulk_rows(summary), summary, json_out)
 

@@ -8,6 +8,12 @@
 // (admin/await_fulltext). Facts and entities are
 // reached through the id constraints, so no other property indexes are kept on them
 // beyond the normalised entity name.
+// Literal values (a fact's object that is a number, date, boolean, quantity or URL; kgtool/ingest/literals.py)
+// are (:Entity:Literal) nodes of their one fact (id "lit:" + a hash of head, relation and value: never
+// shared), with name/text (as written), datatype, typed value, iso and precision (dates), unit; the
+// (:Fact) carries the same value, datatype, precision, unit and value_text (ingest/merge_literals).
+// (:Ingest {id, kind, source, started_at, finished_at}) records each ingest of a file; one without
+// finished_at did not finish (kgtool/ingest/marker.py, health/unfinished_ingests).
 // params: $dimension (substituted by kgtool from the embedding_dim setting; schema commands take no parameters)
 // returns: nothing
 CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
@@ -23,6 +29,7 @@ CREATE CONSTRAINT verdict_id IF NOT EXISTS FOR (n:Verdict) REQUIRE n.id IS UNIQU
 CREATE CONSTRAINT perturbation_id IF NOT EXISTS FOR (n:Perturbation) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT name_key IF NOT EXISTS FOR (n:NameKey) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT link_index_id IF NOT EXISTS FOR (n:LinkIndex) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT ingest_id IF NOT EXISTS FOR (n:Ingest) REQUIRE n.id IS UNIQUE;
 CREATE INDEX edit_case IF NOT EXISTS FOR (n:Edit) ON (n.case_id);
 CREATE INDEX edit_batch IF NOT EXISTS FOR (n:Edit) ON (n.batch);
 CREATE INDEX edit_slot IF NOT EXISTS FOR (n:Edit) ON (n.slot);

@@ -220,10 +220,23 @@ def _import_and_finish(settings: Settings, fold: StreamFold, work: Path, phases:
             ])
             pairs += flagged[0]["conflicts"] if flagged else 0
             overridden += sum(1 for r in resolved if r["after"] == "superseded-by-conflict")
+        for start in range(0, len(fold.literals), _CONFLICT_BATCH):
+            db.write("ingest/merge_literals", rows=fold.literals[start:start + _CONFLICT_BATCH])
         embedded = load.write_relation_embeddings(db, embedder) if embedder is not None else 0
         db.run_autocommit("admin/await_fulltext")
+        if fold.marker is not None:  # the import wrote it as started
+            db.write("ingest/finish_ingest", id=fold.marker["id"])
         phases.timed("post-processing", t)
     return pairs, overridden, embedded
+
+
+def _marker(kind: str, path: Path) -> dict:
+    """The (:Ingest) marker a bulk load imports: the same id a streaming ingest of the file uses, so
+    re-running it without --bulk (the store is no longer empty) finishes it."""
+    from kgtool.ingest.marker import ingest_id
+
+    source = load.source_id(path)
+    return {"id": ingest_id(kind, source), "kind": kind, "source": source}
 
 
 def _private_import_dir(settings: Settings) -> Path:
@@ -354,7 +367,7 @@ def ingest_edits_bulk(
     fail = _FailCheck() if conflicts == "fail" else None
     work = Path(tempfile.mkdtemp(prefix="bulk-", dir=_private_import_dir(settings)))
     try:
-        fold = StreamFold(work)
+        fold = StreamFold(work, _marker("edits", path))
         try:
             if fmt == "jsonl":
                 clock = _fold_jsonl(path, front_of, fold, summary, batch_size=batch_size, fail=fail,
@@ -411,7 +424,7 @@ def ingest_facts_bulk(
     t = phases.timed("read", t)
     work = Path(tempfile.mkdtemp(prefix="bulk-", dir=_private_import_dir(settings)))
     try:
-        fold = StreamFold(work)
+        fold = StreamFold(work, _marker("facts", path))
         try:
             total, size = len(result.facts), max(1, batch_size)
             for start, rows in fact_batches(result, path, size):  # streaming's batches
@@ -423,6 +436,8 @@ def ingest_facts_bulk(
             raise
         result = None  # the facts are in the files now
         summary.facts, summary.entities, summary.relations = len(fold.facts), len(fold.entities), len(fold.relations)
+        summary.values = len(fold.literals)
+        summary.entities -= summary.values  # a value is no entity
         phases.timed("rows + import files (streamed)", t)
         _pairs, _overridden, summary.relations_embedded = _import_and_finish(settings, fold, work, phases,
                                                                              embedder=embedder, phase=phase)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import marshal
 import re
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from itertools import islice
 from operator import itemgetter
 from pathlib import Path
@@ -70,8 +71,13 @@ class StreamFold:
     """The graph that writing a sequence of GraphRows with cypher/ingest/ would leave in an empty
     store, written as import files while the rows come (see the module docstring)."""
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, marker: dict | None = None):
         self.out = out
+        # the (:Ingest) marker, imported as started: the post-processing after the import finishes it
+        self.marker = marker
+        # typed values (GraphRows.literals): their nodes are imported as entities, then typed
+        # after the import by ingest/merge_literals, as streaming types them
+        self.literals: list[dict] = []
         self.entities: dict[str, list[str] | None] = {}  # id -> aliases stated after its first row
         self.facts: dict[str, int] = {}  # id -> _EDIT_SOURCE | _ASSERTED | ... bits
         self.evidence: dict[str, str] = {}  # id -> the evidence of a base fact an edit asserted later
@@ -107,6 +113,7 @@ class StreamFold:
         self._add_edits(rows)
         self._add_passages(rows.passages.values())
         self._add_sources(rows.source_rows())
+        self.literals.extend(rows.literals.values())
 
     def _add_entities(self, rows) -> None:  # ingest/merge_entities
         known, new = self.entities, []
@@ -322,6 +329,12 @@ class StreamFold:
             sources = CsvTable(self.out, "nodes-Source", [("id", "ID(Source)"), *((k, None) for k in keys)])
             sources.add([(sid, *(s.get(k) for k in keys)) for sid, s in self.sources.items()])
             tables.append(("Source", sources, True))
+        if self.marker is not None:
+            ingest = CsvTable(self.out, "nodes-Ingest", [("id", "ID(Ingest)"), ("kind", "string"),
+                                                         ("source", "string"), ("started_at", "datetime")])
+            ingest.add([(self.marker["id"], self.marker["kind"], self.marker["source"],
+                         datetime.now(timezone.utc).isoformat())])
+            tables.append(("Ingest", ingest, True))
         if self._edits is not None:
             tables.append(("Edit", self._edits, True))
         tables.append(("Passage", self._passages, True))

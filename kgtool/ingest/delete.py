@@ -121,6 +121,7 @@ def _run(tx, report: DeleteReport, edit_ids, batches, document_ids, source_ids, 
     run(tx, "delete/edits", edit_ids=[e["id"] for e in found["edits"]])
     run(tx, "delete/documents", document_ids=[d["id"] for d in found["documents"]])
     run(tx, "delete/sources", source_ids=found["sources"])
+    run(tx, "delete/ingest_markers", source_ids=source_ids)
 
     gone = run(tx, "delete/facts", fact_ids=found["fact_ids"], reason=reason)
     report.facts_deleted = [f for f in gone if f["action"] == "deleted"]

@@ -197,6 +197,7 @@ def ingest_docs(
     fact_progress: Callable[[int, int], None] | None = None,
     on_duplicate: str | None = None,
     facts: str = "now",
+    marker=None,
 ) -> DocIngestSummary:
     """Load a document collection; see the module docstring. One transaction per `batch_size` passages.
 
@@ -207,7 +208,10 @@ def ingest_docs(
     `embed_pending` (`kgtool db doctor --fix`): fact and label embedding were over half of a cold
     ingest's CPU (bench/README.md, session 41). Until then the walk seeds from the names it links
     (kgtool.retrieve.fact_seeds) and `kgtool db doctor` counts the facts still waiting.
+    marker: the run's IngestMarker (kgtool.ingest.marker), when the caller finishes it; else its own.
     """
+    from kgtool.ingest.marker import IngestMarker
+
     if facts not in FACT_TIMING:
         raise ConfigError(f"unknown facts timing {facts!r}; use one of {', '.join(FACT_TIMING)}")
     t0 = time.perf_counter()
@@ -221,6 +225,8 @@ def ingest_docs(
         more = f"\n  ... and {len(result.bad) - 50} more" if len(result.bad) > 50 else ""
         raise InputError(f"{len(result.bad)} bad record(s); nothing was written (--strict):\n{shown}{more}")
 
+    own_marker = marker is None
+    marker = IngestMarker(db, "docs", path) if own_marker else marker
     gazetteer, topics = build_gazetteer(db, result.documents)
     passages = [(doc, p) for doc in result.documents for p in doc.passages]
     total = len(passages)
@@ -289,6 +295,7 @@ def ingest_docs(
             yield rows
 
     try:
+        marker.start()
         write_behind(prepared_batches(), lambda rows: rows.write(db), account,
                      thread_name="kgtool-docs-write")
     except DRIVER_FAILURES as exc:
@@ -308,5 +315,7 @@ def ingest_docs(
             db, embedder, passage_embedder, progress=fact_progress)
     else:
         summary.facts_pending = passage_embedder is not None or embedder is not None
+    if own_marker:
+        marker.finish()
     summary.seconds = time.perf_counter() - t0
     return summary

@@ -5,11 +5,26 @@ Formats (`read_facts(path, format)`; by default from the extension: .tsv/.txt,
 
 - ``tsv``: ``head<TAB>relation<TAB>tail`` with an optional fourth column, the
   evidence sentence. Blank lines and lines starting with ``#`` are ignored, and
-  so is a first line ``head<TAB>relation<TAB>tail[<TAB>evidence]``.
+  so is a first line ``head<TAB>relation<TAB>tail[<TAB>evidence]``. A first line
+  naming more columns (any order, from TSV_COLUMNS: head, relation, tail, evidence,
+  head_id, tail_id, relation_id, tail_type, tail_unit) makes every line carry
+  those columns (an empty cell is no value).
 - ``jsonl``: one object a line, ``{"head", "relation", "tail"}`` plus optional
-  ``evidence``, ``head_id``, ``tail_id``, ``relation_id`` (Wikidata Q/P ids merge
-  entities and relations with edits that carry the same ids) and
-  ``head_aliases``, ``tail_aliases``; other fields are ignored, as in edit files.
+  ``evidence``, ``head_id``, ``tail_id``, ``relation_id``,
+  ``head_aliases``, ``tail_aliases``, ``tail_type``, ``tail_unit``; other fields are
+  ignored, as in edit files. ``tail`` may be a JSON number or true/false (a typed
+  value) or an object ``{"value", "type"?, "unit"?}``.
+
+Ids: a Wikidata Q-id is the entity's id (shared with edits that carry it); any
+other id becomes ``id:<id>``, so two things of one name with different ids stay
+two entities; without an id, one normalised name is one entity.
+
+Typed values (kgtool.ingest.literals): a tail that is a number, a date, a
+boolean, a quantity with a unit or a URL (detected conservatively, or stated by
+``tail_type``: entity, string, integer, float, number, date, year, boolean, url,
+quantity; or by an N-Triples xsd datatype) is stored as a value of its fact, not
+as an entity another fact could share. A tail with a ``tail_id`` is an entity; a
+URL tail in a file whose head is an IRI is an entity (IRIs name its entities).
 - ``nt``: N-Triples. IRIs become readable names (the local name, decoded, with
   underscores as spaces); ``rdfs:label``, ``skos:prefLabel``, ``schema:name`` and
   ``foaf:name`` literals (untagged or English) name their subject, ``skos:altLabel``
@@ -44,6 +59,7 @@ from kgtool.errors import InputError
 from kgtool.graph.db import Database
 from kgtool.ingest import load
 from kgtool.ingest.linking import canonical_id
+from kgtool.ingest.literals import Literal, detect, typed
 from kgtool.ingest.readers import aliases_problem, text_problem, type_name
 from kgtool.ingest.records import BadRecord, BaseFact
 from kgtool.ingest.write_behind import write_behind
@@ -66,7 +82,12 @@ def read_facts(path: str | Path, format: str | None = None) -> FactsReadResult:
     if not path.is_file():
         raise InputError(f"{path}: no such file; check the path of the fact file")
     result = FactsReadResult(fmt)
-    {"tsv": _read_tsv, "jsonl": _read_jsonl, "nt": _read_nt}[fmt](path, result)
+    if fmt == "nt":
+        from kgtool.ingest.facts_nt import read_nt
+
+        read_nt(path, result)
+    else:
+        {"tsv": _read_tsv, "jsonl": _read_jsonl}[fmt](path, result)
     return result
 
 
@@ -151,8 +172,18 @@ def readable_relation(raw: str) -> str:
 
 def _fact(head: Any, relation: Any, tail: Any, where: str, *, evidence: Any = None, head_id: Any = None,
           tail_id: Any = None, relation_id: Any = None, head_aliases: Any = (), tail_aliases: Any = (),
-          readable: bool = True) -> BaseFact | str:
-    """A validated BaseFact, or the reason the triple is bad."""
+          readable: bool = True, tail_type: Any = None, tail_unit: Any = None,
+          literal: Literal | None = None) -> BaseFact | str:
+    """A validated BaseFact, or the reason the triple is bad. The tail is a typed value when
+    `literal` says so (N-Triples), when `tail_type` states a type, or when it reads as one
+    (kgtool.ingest.literals.detect); tail_type "entity" keeps it a name."""
+    if literal is None:
+        found = _tail_literal(head, tail, tail_type, tail_unit, tail_id)
+        if isinstance(found, str):
+            return found
+        literal = found
+    if literal is not None:
+        tail = literal.text
     for name, value, required in (("head", head, True), ("relation", relation, True), ("tail", tail, True),
                                   ("evidence", evidence, False), ("head_id", head_id, False),
                                   ("tail_id", tail_id, False), ("relation_id", relation_id, False)):
@@ -164,7 +195,10 @@ def _fact(head: Any, relation: Any, tail: Any, where: str, *, evidence: Any = No
         if problem:
             return problem
     h_name, h_more = readable_name(head) if readable else (head.strip(), ())
-    t_name, t_more = readable_name(tail) if readable else (tail.strip(), ())
+    if literal is not None:  # a value keeps the text the file wrote
+        t_name, t_more = literal.text, ()
+    else:
+        t_name, t_more = readable_name(tail) if readable else (tail.strip(), ())
     label = readable_relation(relation) if readable else relation.strip()
     if relation_id is None and re.fullmatch(r"P[1-9][0-9]*", relation.strip()):
         relation_id = relation.strip()
@@ -180,7 +214,32 @@ def _fact(head: Any, relation: Any, tail: Any, where: str, *, evidence: Any = No
         source=where, subject_aliases=_merge(h_more, head_aliases, h_name),
         object_aliases=_merge(t_more, tail_aliases, t_name),
         evidence=evidence.strip() if isinstance(evidence, str) and evidence.strip() else None,
+        object_literal=literal,
     )
+
+
+def _tail_literal(head: Any, tail: Any, tail_type: Any, tail_unit: Any, tail_id: Any) -> Literal | None | str:
+    """The typed value a tail is (None: a name), or the reason it is bad."""
+    if isinstance(tail, dict):  # {"value": ..., "type": ..., "unit": ...}
+        if "value" not in tail:
+            return "field 'tail' as an object needs 'value' (and optionally 'type', 'unit')"
+        tail, tail_type, tail_unit = tail["value"], tail.get("type", tail_type), tail.get("unit", tail_unit)
+    for name, value in (("tail_type", tail_type), ("tail_unit", tail_unit)):
+        if value is not None and not isinstance(value, str):
+            return f"field '{name}' must be a string, got {type_name(value)}"
+    if isinstance(tail, (int, float)) and tail_type is None:  # a JSON number or true/false
+        tail_type = "boolean" if isinstance(tail, bool) else "number"
+    if tail_type is not None and tail_type.strip():
+        try:
+            return typed(tail, tail_type.strip().lower(), tail_unit.strip() if tail_unit and tail_unit.strip() else None)
+        except ValueError as exc:
+            return f"field 'tail': {exc}"
+    if not isinstance(tail, str) or tail_id:  # a tail with an id names an entity
+        return None
+    found = detect(tail)
+    if found is not None and found.datatype == "url" and isinstance(head, str) and _is_iri(head.strip()):
+        return None  # a file that writes its entities as IRIs: an IRI tail is an entity too
+    return found
 
 
 def _merge(first, second, name: str) -> tuple[str, ...]:
@@ -194,25 +253,49 @@ def _merge(first, second, name: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- TSV
 
 _TSV_HEADER = ("head", "relation", "tail")
+# the columns a header line may name, in any order (head, relation and tail among them)
+TSV_COLUMNS = ("head", "relation", "tail", "evidence", "head_id", "tail_id", "relation_id", "tail_type", "tail_unit")
+
+
+def _tsv_header(cols: list[str]) -> list[str] | None:
+    """The column names of a header line, or None for a line of data."""
+    names = [c.strip().lower() for c in cols]
+    if names[:3] == list(_TSV_HEADER) and len(names) <= 4:
+        return names
+    if set(_TSV_HEADER) <= set(names) and all(n in TSV_COLUMNS for n in names) and len(set(names)) == len(names):
+        return names
+    return None
 
 
 def _read_tsv(path: Path, result: FactsReadResult) -> None:
+    header: list[str] | None = None
     for lineno, text, reason in _lines(path):
         where = f"{path}:{lineno}"
         if text is not None and text.lstrip().startswith("#"):
             continue
         cols = text.split("\t") if text is not None else []
-        if text is not None and lineno == 1 and tuple(c.strip().lower() for c in cols[:3]) == _TSV_HEADER:
+        if text is not None and header is None and result.records_read == 0 and _tsv_header(cols):
+            header = _tsv_header(cols)
             continue
         result.records_read += 1
         if reason is not None:
             result.bad.append(BadRecord(where, reason))
             continue
-        if len(cols) not in (3, 4):
+        if header is not None and len(header) > 4:
+            if len(cols) != len(header):
+                result.bad.append(BadRecord(where, f"expected {len(header)} tab-separated columns as the header "
+                                                   f"line names ({', '.join(header)}), got {len(cols)}"))
+                continue
+            named = {k: (v if v.strip() else None) for k, v in zip(header, cols)}
+            fact = _fact(named.pop("head") or "", named.pop("relation") or "", named.pop("tail") or "", where,
+                         **named)
+        elif len(cols) not in (3, 4):
             result.bad.append(BadRecord(where, f"expected 3 or 4 tab-separated columns (head, relation, tail, "
-                                               f"evidence), got {len(cols)}"))
+                                               f"evidence), got {len(cols)}, or a header line naming the "
+                                               f"columns ({', '.join(TSV_COLUMNS)})"))
             continue
-        fact = _fact(cols[0], cols[1], cols[2], where, evidence=cols[3] if len(cols) == 4 else None)
+        else:
+            fact = _fact(cols[0], cols[1], cols[2], where, evidence=cols[3] if len(cols) == 4 else None)
         _keep(result, where, fact)
 
 
@@ -226,7 +309,7 @@ def _keep(result: FactsReadResult, where: str, fact: BaseFact | str) -> None:
 # --------------------------------------------------------------------------- JSONL
 
 _JSONL_FIELDS = ("head", "relation", "tail", "evidence", "head_id", "tail_id", "relation_id",
-                 "head_aliases", "tail_aliases")
+                 "head_aliases", "tail_aliases", "tail_type", "tail_unit")
 
 
 def _read_jsonl(path: Path, result: FactsReadResult) -> None:
@@ -253,100 +336,6 @@ def _read_jsonl(path: Path, result: FactsReadResult) -> None:
         _keep(result, where, _fact(values.pop("head"), values.pop("relation"), values.pop("tail"), where, **values))
 
 
-# --------------------------------------------------------------------------- N-Triples
-
-_IRI = r"<([^<>\"{}|^`\\\s]*)>"
-_BNODE = r"(_:[A-Za-z0-9_][A-Za-z0-9_.\-]*)"
-_LITERAL = r"\"((?:[^\"\\\n\r]|\\.)*)\"(?:@([A-Za-z]+(?:-[A-Za-z0-9]+)*)|\^\^<([^<>\s]*)>)?"
-_NT_LINE = re.compile(rf"^\s*(?:{_IRI}|{_BNODE})\s*{_IRI}\s*(?:{_IRI}|{_BNODE}|{_LITERAL})\s*\.\s*(?:#.*)?$")
-_ESCAPES = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
-_SIMPLE_ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
-
-_NAME_PREDICATES = frozenset({
-    "http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#prefLabel",
-    "http://schema.org/name", "https://schema.org/name", "http://xmlns.com/foaf/0.1/name",
-})
-_ALIAS_PREDICATES = frozenset({
-    "http://www.w3.org/2004/02/skos/core#altLabel", "http://schema.org/alternateName",
-    "https://schema.org/alternateName",
-})
-
-
-def _unescape(text: str) -> str:
-    def one(m: re.Match) -> str:
-        if m.group(1) or m.group(2):
-            return chr(int(m.group(1) or m.group(2), 16))
-        return _SIMPLE_ESCAPES.get(m.group(3), "\\" + m.group(3))
-
-    return _ESCAPES.sub(one, text)
-
-
-@dataclass
-class _Term:
-    iri: str | None = None
-    bnode: str | None = None
-    literal: str | None = None
-    lang: str | None = None
-
-
-def _read_nt(path: Path, result: FactsReadResult) -> None:
-    # two passes: a label may come after the triples that use its IRI
-    triples: list[tuple[str, _Term, str, _Term]] = []
-    names: dict[str, list[str]] = {}
-    aliases: dict[str, list[str]] = {}
-    for lineno, text, reason in _lines(path):
-        where = f"{path}:{lineno}"
-        if text is not None and text.lstrip().startswith("#"):
-            continue
-        result.records_read += 1
-        if reason is not None:
-            result.bad.append(BadRecord(where, reason))
-            continue
-        m = _NT_LINE.match(text)
-        if m is None:
-            result.bad.append(BadRecord(where, "not an N-Triples statement (<subject> <predicate> object .)"))
-            continue
-        subject = m.group(1) if m.group(1) is not None else m.group(2)  # labels are keyed by IRI or blank node
-        predicate = m.group(3)
-        if m.group(4) is not None:
-            obj = _Term(iri=m.group(4))
-        elif m.group(5) is not None:
-            obj = _Term(bnode=m.group(5))
-        else:
-            obj = _Term(literal=_unescape(m.group(6)), lang=m.group(7))
-        if obj.literal is not None and predicate in _NAME_PREDICATES | _ALIAS_PREDICATES:
-            if obj.lang is None or obj.lang.lower().split("-")[0] == "en":
-                bucket = names if predicate in _NAME_PREDICATES else aliases
-                values = bucket.setdefault(subject, [])
-                if obj.literal.strip() and obj.literal not in values:
-                    values.append(obj.literal)
-            continue
-        triples.append((where, _Term(iri=m.group(1), bnode=m.group(2)), predicate, obj))
-
-    def entity(term: _Term) -> tuple[str, str | None, tuple[str, ...]]:
-        if term.literal is not None:
-            return term.literal, None, ()
-        key = term.iri or term.bnode or ""
-        qid = _WIKIDATA_ENTITY.match(key)
-        labels = names.get(key, [])
-        local, more = readable_name(key) if term.iri else (key, ())
-        if labels:
-            name, extra = labels[0], (*labels[1:], local, *more)
-        else:
-            name, extra = local, more
-        return name, qid.group(1) if qid else None, _merge(extra, aliases.get(key, ()), name)
-
-    for where, subject, predicate, obj in triples:
-        h_name, h_id, h_aliases = entity(subject)
-        t_name, t_id, t_aliases = entity(obj)
-        prop = _WIKIDATA_PROPERTY.match(predicate)
-        label = names[predicate][0] if names.get(predicate) else readable_relation(predicate)
-        fact = _fact(h_name, label, t_name, where, head_id=h_id, tail_id=t_id,
-                     relation_id=prop.group(1) if prop else None, head_aliases=list(h_aliases),
-                     tail_aliases=list(t_aliases), readable=False)
-        _keep(result, where, fact)
-
-
 # --------------------------------------------------------------------------- loading
 
 
@@ -360,6 +349,7 @@ class FactsIngestSummary:
     facts: int = 0
     entities: int = 0
     relations: int = 0
+    values: int = 0  # facts whose object is a typed value (kgtool.ingest.literals), not an entity
     relations_embedded: int = 0
     facts_embedded: int = 0  # in a document store, for the graph walk (kgtool.retrieve.fact_seeds)
     skipped: list[BadRecord] = field(default_factory=list)
@@ -373,7 +363,7 @@ class FactsIngestSummary:
     def as_dict(self) -> dict:
         return {
             "path": self.path, "format": self.format, "source": self.source, "records_read": self.records_read,
-            "facts_read": self.facts_read, "facts": self.facts, "entities": self.entities,
+            "facts_read": self.facts_read, "facts": self.facts, "entities": self.entities, "values": self.values,
             "relations": self.relations, "relations_embedded": self.relations_embedded,
             "facts_embedded": self.facts_embedded, "skipped": [str(b) for b in self.skipped], "seconds": round(self.seconds, 3), "resolve": self.resolve,
         }
@@ -401,11 +391,15 @@ def ingest_facts(
     embedder=None,
     progress: Callable[[int, int], None] | None = None,
     resolve: str | None = None,
+    marker=None,
 ) -> FactsIngestSummary:
     """Load a fact file as base facts stated by the file; one transaction per `batch_size` facts.
 
     resolve: an entity resolver (kgtool.resolve) run on the file's entities once it is in, or
-    None / "none"; ids that earlier merges absorbed are written to their survivors either way."""
+    None / "none"; ids that earlier merges absorbed are written to their survivors either way.
+    marker: the run's IngestMarker (kgtool.ingest.marker) when the caller writes more afterwards
+    and finishes it itself; without one the ingest starts and finishes its own."""
+    from kgtool.ingest.marker import IngestMarker
     from kgtool.ingest.pipeline import DRIVER_FAILURES, interrupted, strict_error
     from kgtool.resolve.ingest import Redirector, resolve_after
 
@@ -417,7 +411,10 @@ def ingest_facts(
                                  facts_read=len(result.facts), skipped=list(result.bad))
     if strict and result.bad:
         raise strict_error(result.bad)
+    own_marker = marker is None
+    marker = IngestMarker(db, "facts", path) if own_marker else marker
     entities: set[str] = set()
+    literals: set[str] = set()
     relations: set[str] = set()
     facts: set[str] = set()
     total = len(result.facts)
@@ -428,21 +425,26 @@ def ingest_facts(
         nonlocal committed
         start, rows = batch
         committed = min(start + size, total)
-        entities.update(rows.entities)
+        entities.update(k for k in rows.entities if k not in rows.literals)  # a value is no entity
+        literals.update(rows.literals)
         relations.update(rows.relations)
         facts.update(rows.facts)
         if progress:
             progress(committed, total)
 
     try:
+        marker.start()
         redirect = Redirector(db)
         batches = ((start, redirect(rows)) for start, rows in fact_batches(result, path, size))
         write_behind(batches, lambda batch: load.write_rows(db, batch[1]), account, thread_name="kgtool-facts-write")
     except DRIVER_FAILURES as exc:
         raise interrupted(exc, path, committed=committed, total=total, batch_size=size, unit="facts") from exc
     summary.facts, summary.entities, summary.relations = len(facts), len(entities), len(relations)
+    summary.values = len(literals)
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     summary.resolve = resolve_after(db, resolve, entities)
+    if own_marker:
+        marker.finish()
     summary.seconds = time.perf_counter() - t0
     return summary

@@ -32,15 +32,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from kgtool.ingest.records import BaseFact, EditRecord
 
 NAME_PREFIX = "name:"
+ID_PREFIX = "id:"  # an entity the source identified by an id of its own (not a Wikidata Q-id)
 _QID = re.compile(r"^Q[1-9][0-9]*$")
 def is_qid(value: str | None) -> bool:
     return bool(value) and _QID.match(value) is not None
 
 
 def canonical_id(name: str, qid: str | None = None) -> str:
-    """The entity id for a name: its Wikidata Q-id if given, else "name:<normalised name>"."""
-    if qid is not None and is_qid(qid.strip()):
-        return qid.strip()
+    """The entity id for a name: its Wikidata Q-id if given, "id:<id>" for any other id the source
+    gives (so two things of one name with different ids stay two entities: a city and a country
+    called alike), else "name:<normalised name>"."""
+    if qid is not None and qid.strip():
+        given = qid.strip()
+        return given if is_qid(given) or given.startswith(ID_PREFIX) else ID_PREFIX + given
     return _name_id(name)
 
 

@@ -22,7 +22,8 @@ from typing import Iterable, Sequence
 
 from kgtool.errors import InputError
 from kgtool.graph.db import Database
-from kgtool.ingest.linking import canonical_id, is_qid, normalize
+from kgtool.ingest.linking import NAME_PREFIX, canonical_id, normalize
+from kgtool.ingest.literals import day_of
 from kgtool.ingest.records import BaseFact, Decision, EditRecord
 
 
@@ -82,6 +83,9 @@ class GraphRows:
     sources: dict[str, dict] = field(default_factory=dict)
     # first-ingestion order of edits ({id, ingested_at, position}), which conflict policies read
     edit_order: list[dict] = field(default_factory=list)
+    # literal entity id -> its typed value and its fact ({id, fact_id, datatype, lexical, day, text,
+    # precision, unit}): ingest/merge_literals types the node and copies the value onto the fact
+    literals: dict[str, dict] = field(default_factory=dict)
 
     def entity(self, name: str, qid: str | None, aliases: Iterable[str] = ()) -> str:
         eid = canonical_id(name, qid)
@@ -94,6 +98,21 @@ class GraphRows:
             if alias and alias != row["name"] and alias not in row["aliases"]:
                 row["aliases"].append(alias)
         return eid
+
+    def literal(self, head_id: str, rel_key: str, literal) -> str:
+        """The node of one fact's typed value (kgtool.ingest.literals.Literal): its id comes from the
+        head, the relation and the value, so equal values of other facts are other nodes, and one
+        value written two ways ("12 March 1990", "1990-03-12") for the same fact is one."""
+        key = f"{head_id}\x1f{rel_key}\x1f{literal.datatype}\x1f{literal.lexical}\x1f{literal.unit or ''}"
+        lid = "lit:" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]
+        if lid not in self.entities:
+            self.entities[lid] = {"id": lid, "name": literal.text, "norm": normalize(literal.text), "qid": None,
+                                  "aliases": []}
+            self.literals[lid] = {
+                "id": lid, "fact_id": None, "datatype": literal.datatype, "lexical": literal.lexical,
+                "day": day_of(literal.lexical) if literal.datatype == "date" else None, "text": literal.text,
+                "precision": literal.precision, "unit": literal.unit}
+        return lid
 
     def relation(self, label: str, relation_id: str | None, phrases: Iterable[str | None] = ()) -> str:
         key = relation_key(label, relation_id)
@@ -151,12 +170,16 @@ def rows_for_base_facts(rows: GraphRows, facts: Sequence[BaseFact], source: str 
     """Rows for base facts; `source` (a source id already added with rows.source) states them."""
     for bf in facts:
         head = rows.entity(bf.subject, bf.subject_id, bf.subject_aliases)
-        tail = rows.entity(bf.object, bf.object_id, bf.object_aliases)
         key = rows.relation(bf.relation, bf.relation_id)
+        literal = bf.object_literal
+        tail = rows.entity(bf.object, bf.object_id, bf.object_aliases) if literal is None else \
+            rows.literal(head, key, literal)
         # without a sentence of its own, a plain statement of the triple is what
         # retrieval and the critic can check against
         evidence = bf.evidence or f"{bf.subject} {bf.relation} {bf.object}."
         fid = rows.fact(head, bf.relation, key, bf.relation_id, tail, evidence, "base", _str(bf.case_id))
+        if literal is not None:
+            rows.literals[tail]["fact_id"] = fid
         rows.states(source, fid, evidence)
 
 
@@ -181,8 +204,9 @@ def rows_for_edits(rows: GraphRows, edits: Sequence[EditRecord], decisions: Sequ
             cand = decision.candidate
             head_id = decision.head_id or canonical_id(cand.head)
             tail_id = decision.tail_id or canonical_id(cand.tail)
-            rows.entity(cand.head, head_id if is_qid(head_id) else None)
-            rows.entity(cand.tail, tail_id if is_qid(tail_id) else None)
+            # an id the source gave (a Q-id or "id:...") stays the entity's; a name id comes from the name
+            rows.entity(cand.head, None if head_id.startswith(NAME_PREFIX) else head_id)
+            rows.entity(cand.tail, None if tail_id.startswith(NAME_PREFIX) else tail_id)
             if decision.reason == "kept":
                 # EATR kept it: the relation is consistent with the anchor's
                 fid = rows.fact(head_id, cand.relation, key, edit.relation_id, tail_id, cand.evidence, "edit", _str(edit.case_id))
@@ -283,11 +307,15 @@ def merge_steps(rows: GraphRows) -> list[tuple[str, dict]]:
     edits = [{**row, "ingested_at": stamps.get(row["id"], {}).get("ingested_at"),
               "position": stamps.get(row["id"], {}).get("position"), "superseded": replaced.get(row["id"], [])}
              for row in rows.edits]
-    return [
+    steps = [
         ("ingest/merge_entities", {"rows": entities}),
         ("ingest/merge_relations", {"rows": list(rows.relations.values())}),
         ("ingest/merge_facts", {"rows": [{**row, "asserted": fid in asserted, "superseded": fid in superseded}
                                          for fid, row in rows.facts.items()]}),
+    ]
+    if rows.literals:  # a batch without values sends no statement for them
+        steps.append(("ingest/merge_literals", {"rows": list(rows.literals.values())}))
+    return steps + [
         ("ingest/merge_edits", {"rows": edits}),
         ("ingest/merge_passages", {"rows": list(rows.passages.values())}),
         ("ingest/merge_sources", {"rows": rows.source_rows()}),

@@ -79,12 +79,17 @@ def ingest_edits(
     progress: Callable[[int, int], None] | None = None,
     conflicts: str = "latest",
     resolve: str | None = None,
+    marker=None,
 ) -> IngestSummary:
     """Load an edit corpus into the graph; see the module docstring for the modes.
 
     resolve: an entity resolver (kgtool.resolve: exact, fuzzy, embedding, id) run on the
     entities the file wrote once it is in, or None / "none"; ids that earlier merges
-    absorbed are written to their survivors either way."""
+    absorbed are written to their survivors either way.
+    marker: the run's IngestMarker (kgtool.ingest.marker) when the caller writes more afterwards
+    and finishes it itself; without one the ingest starts and finishes its own."""
+    from kgtool.ingest.marker import IngestMarker
+
     t0 = time.perf_counter()
     load.check_conflict_policy(conflicts)
     path = Path(path)
@@ -92,17 +97,23 @@ def ingest_edits(
     # the rest is read; --strict and `fail` judge the whole file before any write, and a
     # MQuAKE file is one JSON list: those are read whole first
     stream = None if strict or conflicts == "fail" else stream_edits(path, format)
+    own_marker = marker is None
+    marker = IngestMarker(db, "edits", path) if own_marker else marker
     try:
-        return _ingest(db, path, stream, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
-                       batch_size=batch_size, delta_rel=delta_rel, embedder=embedder, settings=settings,
-                       progress=progress, conflicts=conflicts, resolve=resolve, t0=t0)
+        summary = _ingest(db, path, stream, format=format, extractor=extractor, eatr=eatr, strict=strict,
+                          batch=batch, batch_size=batch_size, delta_rel=delta_rel, embedder=embedder,
+                          settings=settings, progress=progress, conflicts=conflicts, resolve=resolve, t0=t0,
+                          marker=marker)
+        if own_marker:
+            marker.finish()
+        return summary
     finally:
         if stream is not None:
             stream.close()
 
 
 def _ingest(db: Database, path: Path, stream: JsonlEdits | None, *, format, extractor, eatr, strict, batch,
-            batch_size, delta_rel, embedder, settings, progress, conflicts, resolve, t0) -> IngestSummary:
+            batch_size, delta_rel, embedder, settings, progress, conflicts, resolve, t0, marker) -> IngestSummary:
     from kgtool.resolve.ingest import Redirector, resolve_after
 
     result = read_edits(path, format) if stream is None else stream
@@ -116,6 +127,7 @@ def _ingest(db: Database, path: Path, stream: JsonlEdits | None, *, format, extr
 
     # world knowledge first, in its own transaction, so edits can supersede it
     base = front.base_fact_rows()
+    marker.start()  # before the first write; a file refused above wrote nothing
     if base is not None:
         load.write_rows(db, base)
 

@@ -8,6 +8,7 @@ each stage can be tested and reused on its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,9 @@ class BaseFact:
     object_aliases: tuple[str, ...] = ()
     # the sentence that states the fact, when the source gives one (a facts file's evidence column)
     evidence: str | None = None
+    # the object as a typed value (kgtool.ingest.literals.Literal), when it is one: stored as a
+    # value of this fact, never as an entity another fact shares; `object` is then its text
+    object_literal: Any = None
 
 
 @dataclass(frozen=True, slots=True)
