@@ -32,8 +32,10 @@ def resolve_option(command):
     """The `--resolve` option of the ingest commands."""
     return click.option(
         "--resolve", "resolve_with", type=click.Choice(CHOICES), default=None,
-        help="Entity resolution of what the file brought in against the graph: exact (normalised names and "
-             "aliases), fuzzy (RapidFuzz), embedding (MiniLM), id (Wikidata ids / IRIs only; the others "
+        help="Entity resolution of what the file brought in against the graph: evidence (merges only when "
+             "something beyond the name agrees: an id, an alias stated in the data, rare facts in common; no "
+             "contradiction; name-only matches become suggestions), or on names alone: exact (normalised names "
+             "and aliases), fuzzy (RapidFuzz), embedding (MiniLM); id (Wikidata ids / IRIs only; the others "
              f"include it), none. Default: {DEFAULT_RESOLVER} for edits and fact files; none for documents "
              "(on the dev text corpora it merged bare mentions into disambiguated titles) and for --bulk "
              "loads (not measured at that scale). Each merge is recorded: `kgtool resolve list`, `--undo`.")(command)
