@@ -9,7 +9,7 @@ thing than between two things (m/u). The weights add up.
 
 Comparisons and their weights (bits):
 - external id: the same Wikidata id or IRI                                   +20
-- alias: one's name is stated in the data as the other's alias                +6
+- alias: one's name is stated in the data as the other's alias                +9
 - name: the same normalised name +4; RapidFuzz >= .95 +3, >= .90 +2, >= .85 +1;
   an alias in common only +1
 - kind: both typed by the parser, the same kind                               +1
@@ -17,7 +17,8 @@ Comparisons and their weights (bits):
   log2(0.9 / u), u the share of entities stating it (Splink's term-frequency
   adjustment: sharing the continent says little, sharing the capital much), at most
   8 each and 12 in all
-- relation profile: half or more of the relations in common +0.5; none in common -3
+- relation profile: half or more of the relations in common +0.5; none in common -1 (two sources
+  often tell different things of one entity)
 
 The decision (`decide`): a merge needs no contradiction, at least MIN_EVIDENCE bits
 beyond the name (id, alias, kind, neighbours, profile) and MERGE_WEIGHT bits in all, so a
@@ -32,6 +33,7 @@ two sides, and a merge a person undid (a rejection).
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -43,11 +45,11 @@ MERGE_WEIGHT = 9.0
 MIN_EVIDENCE = 4.0
 SUGGEST_WEIGHT = 3.0
 
-ID_WEIGHT, ALIAS_WEIGHT, KIND_WEIGHT = 20.0, 6.0, 1.0
+ID_WEIGHT, ALIAS_WEIGHT, KIND_WEIGHT = 20.0, 9.0, 1.0
 NAME_LEVELS = ((1.0, 4.0), (0.95, 3.0), (0.90, 2.0), (0.85, 1.0))  # (similarity at least, bits)
 SHARED_ALIAS_WEIGHT = 1.0
 M_NEIGHBOUR, NEIGHBOUR_CAP, NEIGHBOURS_CAP = 0.9, 8.0, 12.0
-PROFILE_AGREE, PROFILE_DISJOINT = 0.5, -3.0
+PROFILE_AGREE, PROFILE_DISJOINT = 0.5, -1.0
 # a relation is one-valued when at least this share of the (at least ONE_VALUED_SUPPORT) entities
 # stating it state one value
 ONE_VALUED_SHARE, ONE_VALUED_SUPPORT = 0.9, 3
@@ -172,6 +174,15 @@ class Context:
             total += bits
             relation, outgoing, other = key
             ev.add(bits, f"both {relation} {other}" if outgoing else f"both are {relation} of {other}")
+
+
+def short_reason(reason: str) -> str:
+    """The agreements of an Evidence.reason without their bits ("same name 'x'; both capital y"); another
+    resolver's reason as it is."""
+    if "; for: " not in reason:
+        return reason
+    found = reason.split("; for: ", 1)[1].split("; against: ", 1)[0]
+    return re.sub(r" \([+-][0-9.]+\)", "", found)
 
 
 def decide(ev: Evidence) -> bool:
