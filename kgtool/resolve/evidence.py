@@ -40,6 +40,7 @@ from typing import Callable, Iterable
 
 from kgtool.core.text import normalize
 from kgtool.resolve.base import EntityView, guard, stated_alias
+from kgtool.resolve.names import fold
 
 MERGE_WEIGHT = 9.0
 MIN_EVIDENCE = 4.0
@@ -134,6 +135,8 @@ class Context:
             ev.add(ALIAS_WEIGHT, f"{(a.name if na in b.keys else b.name)!r} is stated as an alias of the other")
         if na and na == nb:
             ev.add(NAME_LEVELS[0][1], f"same name {a.name!r}", name=True)
+        elif na and fold(a.name) == fold(b.name):
+            ev.add(NAME_LEVELS[0][1], "same name but for accents", name=True)
         else:
             bits = next((w for level, w in NAME_LEVELS[1:] if name_similarity >= level), 0.0)
             if bits:

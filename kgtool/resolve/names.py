@@ -12,6 +12,7 @@ of any data set.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from kgtool.core.text import normalize
 
@@ -35,6 +36,17 @@ upper lower central middle inner outer
 
 # words a middle part of a name may hold without naming anything ("Bank of the North")
 _LINKING = frozenset("of the and de la le du des da di von van der del y et v vs versus".split())
+
+
+# letters NFKD does not take apart
+_LETTERS = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i",
+                          "þ": "th", "ħ": "h", "ŧ": "t"})
+
+
+def fold(name: str) -> str:
+    """A normalised name without accents ("São Paulo" and "Sao Paulo" alike): one name spelled two ways."""
+    text = unicodedata.normalize("NFKD", normalize(name or "").translate(_LETTERS))
+    return "".join(c for c in text if not unicodedata.combining(c))
 
 
 def roman(token: str) -> int | None:

@@ -33,6 +33,7 @@ from kgtool.core.text import normalize
 from kgtool.errors import require
 from kgtool.resolve import CHOICES  # noqa: F401  (re-exported: what `--resolve NAME` accepts)
 from kgtool.resolve.base import Candidate, EntityView, profile_agreement
+from kgtool.resolve.names import fold
 from kgtool.resolve.evidence import (MERGE_WEIGHT, MIN_EVIDENCE, NAME_LEVELS, SUGGEST_WEIGHT, Context, Evidence,
                                      decide)
 
@@ -304,6 +305,7 @@ class EvidenceResolver(Resolver):
         self.blockers = [IdResolver(), ExactResolver(min_score=1.0), self._fuzzy]
         for blocker in self.blockers:
             blocker.describe = False
+        self.blockers.append(fold)  # names that are one once accents are folded
         self.rejected = list(rejected)
         self.context: Context | None = None
         self._fixed = False
@@ -339,13 +341,21 @@ class EvidenceResolver(Resolver):
             ev.against.append(f"under {MIN_EVIDENCE:.0f} bits beyond the name")
         return ev.reason()
 
+    def _folded(self, views, focus) -> Iterator[Candidate]:
+        blocks: dict[str, list[EntityView]] = defaultdict(list)
+        for v in views:
+            for key in {fold(k) for k in v.keys}:
+                blocks[key].append(v)
+        for a, b in _blocked_pairs((m for m in blocks.values() if len(m) > 1), focus):
+            yield Candidate(a.id, b.id, 1.0, "fold", "")
+
     def pairs(self, views, focus=None):
         self._context(views)
         by_id = {v.id: v for v in views}
         seen: set[tuple[str, str]] = set()
         floor = self.min_score - self.near
         for blocker in self.blockers:
-            for cand in blocker.pairs(views, focus):
+            for cand in blocker.pairs(views, focus) if blocker is not fold else self._folded(views, focus):
                 key = cand.pair()
                 if key in seen:
                     continue
