@@ -21,7 +21,8 @@ Comparisons and their weights (bits):
   often tell different things of one entity)
 
 The decision (`decide`): a merge needs no contradiction, at least MIN_EVIDENCE bits
-beyond the name (id, alias, kind, neighbours, profile) and MERGE_WEIGHT bits in all, so a
+beyond the name (id, alias, kind, neighbours, profile), not resting on one neighbour alone
+unless the relations are compatible (`corroborated`), and MERGE_WEIGHT bits in all, so a
 name match alone, however exact, never merges. Pairs from SUGGEST_WEIGHT up are kept as
 suggestions for a person.
 
@@ -67,6 +68,9 @@ class Evidence:
 
     name: float = 0.0
     beyond: float = 0.0  # bits from anything but the name
+    anchored: bool = False  # an id or a stated alias says they are one
+    shared: int = 0  # neighbours in common
+    overlap: float = 0.0  # of the relation profiles (Jaccard)
     found: list[str] = field(default_factory=list)
     against: list[str] = field(default_factory=list)
 
@@ -128,10 +132,13 @@ class Context:
         ev = Evidence()
         if a.wikidata and a.wikidata == b.wikidata:
             ev.add(ID_WEIGHT, f"same Wikidata id {a.wikidata}")
+            ev.anchored = True
         elif a.iris & b.iris:
             ev.add(ID_WEIGHT, f"same IRI {sorted(a.iris & b.iris)[0]}")
+            ev.anchored = True
         na, nb = normalize(a.name), normalize(b.name)
         if stated_alias(a, b) and na != nb:
+            ev.anchored = True
             ev.add(ALIAS_WEIGHT, f"{(a.name if na in b.keys else b.name)!r} is stated as an alias of the other")
         if na and na == nb:
             ev.add(NAME_LEVELS[0][1], f"same name {a.name!r}", name=True)
@@ -148,7 +155,7 @@ class Context:
         self._neighbours(a, b, ev)
         ra, rb = a.relations(), b.relations()
         if ra and rb:
-            overlap = len(ra & rb) / len(ra | rb)
+            overlap = ev.overlap = len(ra & rb) / len(ra | rb)
             if not overlap:
                 ev.add(PROFILE_DISJOINT, "their facts share no relation")
             elif overlap >= 0.5:
@@ -175,6 +182,7 @@ class Context:
             if bits <= 0:
                 continue
             total += bits
+            ev.shared += 1
             relation, outgoing, other = key
             ev.add(bits, f"both {relation} {other}" if outgoing else f"both are {relation} of {other}")
 
@@ -188,9 +196,16 @@ def short_reason(reason: str) -> str:
     return re.sub(r" \([+-][0-9.]+\)", "", found)
 
 
+def corroborated(ev: Evidence) -> bool:
+    """Agreement beyond the name that does not rest on one neighbour alone: an id or a stated alias, two
+    neighbours in common, or one with compatible relations. A city and the province named after it
+    share their country, and little else: what they state of themselves differs."""
+    return ev.anchored or ev.shared >= 2 or (ev.shared == 1 and ev.overlap >= 0.5) or not ev.shared
+
+
 def decide(ev: Evidence) -> bool:
-    """Merge only on evidence beyond the name, and enough of it in all."""
-    return ev.beyond >= MIN_EVIDENCE and ev.weight >= MERGE_WEIGHT
+    """Merge only on evidence beyond the name, corroborated, and enough of it in all."""
+    return ev.beyond >= MIN_EVIDENCE and ev.weight >= MERGE_WEIGHT and corroborated(ev)
 
 
 def _ratio(x: str, y: str) -> float:

@@ -35,7 +35,7 @@ from kgtool.resolve import CHOICES  # noqa: F401  (re-exported: what `--resolve 
 from kgtool.resolve.base import Candidate, EntityView, profile_agreement
 from kgtool.resolve.names import fold
 from kgtool.resolve.evidence import (MERGE_WEIGHT, MIN_EVIDENCE, NAME_LEVELS, SUGGEST_WEIGHT, Context, Evidence,
-                                     decide)
+                                     corroborated, decide)
 
 NEAR = 0.15  # how far under min_score a pair is still reported as a near miss
 
@@ -339,6 +339,8 @@ class EvidenceResolver(Resolver):
     def _reason(self, ev: Evidence) -> str:
         if not decide(ev) and ev.beyond < MIN_EVIDENCE:
             ev.against.append(f"under {MIN_EVIDENCE:.0f} bits beyond the name")
+        elif not corroborated(ev):
+            ev.against.append("one fact in common and relations that differ (two kinds of thing?)")
         return ev.reason()
 
     def _folded(self, views, focus) -> Iterator[Candidate]:

@@ -29,7 +29,7 @@ from collections import defaultdict
 from itertools import combinations
 from pathlib import Path
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 HERE = Path(__file__).resolve().parent
 DIRECTION = {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "upper",
@@ -206,6 +206,14 @@ def write(facts, key, kind_of) -> None:
             wa, wb = words_without_direction(a), words_without_direction(b)
             label = "direction word" if wa == wb and a.lower() != b.lower() else f"near-identical {kind} names"
             pairs.append((a, b, False, label, f"{key[a]} is not {key[b]}"))
+    # names of different kinds of thing that are (nearly) one string: a city and its province, a
+    # currency and a language
+    folded = [ascii_of(n).lower() for n in names]
+    hits = process.cdist(folded, folded, scorer=fuzz.ratio, score_cutoff=90, workers=1)
+    for i, j in zip(*hits.nonzero()):
+        a, b = names[i], names[j]
+        if i < j and kind_of[a] != kind_of[b] and key[a] != key[b]:
+            pairs.append((a, b, False, "same name, another kind of thing", f"{key[a]} is not {key[b]}"))
     with (HERE / "pairs.jsonl").open("w", encoding="utf-8") as f:
         for a, b, same, kind, reason in pairs:
             f.write(json.dumps({"a": side(a, out), "b": side(b, out), "same": same, "kind": kind,
