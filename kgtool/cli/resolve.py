@@ -223,7 +223,7 @@ def explain_cmd(merge_id):
 
 @resolve_cmd.command("pairs")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
-@click.option("--resolver", "resolvers", default="id,exact,fuzzy,embedding", show_default=True)
+@click.option("--resolver", "resolvers", default="id,exact,fuzzy,embedding,evidence", show_default=True)
 @click.option("--min-precision", default=0.98, show_default=True)
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write every figure as JSON.")
 def pairs_cmd(resolvers, path, min_precision, json_out):

@@ -298,6 +298,7 @@ class EvidenceResolver(Resolver):
     name = "evidence"
     default_min_score = MERGE_WEIGHT
     near = MERGE_WEIGHT - SUGGEST_WEIGHT
+    suggests = True  # its near misses are suggestions for a person (kgtool.resolve.review)
 
     def __init__(self, *, min_score: float | None = None, rejected=()):
         super().__init__(min_score=min_score)

@@ -102,7 +102,10 @@ def resolve(db: Database, resolver: str = "exact", *, min_score: float | None = 
     report.merges = [_describe(c, by_id, merge_id(c.a, c.b)) for c in proposal.merges]
     below = sorted(proposal.below, key=lambda c: (-c.score, c.pair()))
     report.near_misses = [_describe(c, by_id, None) for c in below]
-    open_ = [c for c in below if not c.refused]
+    # suggestions come from a decision on evidence; a name resolver's near misses are only reported
+    # (and recorded with record_near_misses)
+    suggests = any(getattr(r, "suggests", False) for r in resolvers)
+    open_ = [c for c in below if not c.refused and suggests]
     report.suggestions = [{"id": suggestion_id(c.a, c.b), **_describe(c, by_id, None)} for c in open_]
     if dry_run:
         return report
