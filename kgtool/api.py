@@ -272,11 +272,12 @@ class KnowledgeGraph(GraphServices):
         self.reset_caches()
         return result
 
-    def merges(self, resolver: str | None = None, limit: int = 1000) -> list[dict]:
-        """The entity merges in the graph, newest first."""
+    def merges(self, resolver: str | None = None, limit: int = 1000, ingest: str | None = None) -> list[dict]:
+        """The entity merges in the graph, newest first; `ingest`: of one pass (its id or the ingested file);
+        undo several, suggestions and accepting them: kgtool.resolve.review."""
         from kgtool.resolve.store import list_merges
 
-        return list_merges(self.db, resolver, limit)
+        return list_merges(self.db, resolver, limit, ingest=ingest)
 
     def explain_merge(self, merge_id: str) -> dict:
         """One merge's record, its survivor, and the moved facts with their sources."""

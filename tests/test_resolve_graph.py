@@ -159,12 +159,17 @@ def test_cli_ingest_with_resolve_and_dry_run_lists_merges_with_scores(kg, tmp_pa
     out = tmp_path / "dry.json"
     result = runner.invoke(main, ["resolve", "--dry-run", "--json", str(out)], env=env)
     assert result.exit_code == 0, result.output
-    assert "would merge" in result.output and "1.000" in result.output
+    # the default merges on evidence only: the alias the edit states; the same names alone are suggestions
+    report = json.loads(out.read_text())
+    assert "would merge" in result.output and [m["absorbed"] for m in report["merges"]] == ["Herbert Clark Hoover"]
+    assert "Susan Roces" in {s["absorbed"] for s in report["suggestions"]} | {s["survivor"] for s in report["suggestions"]}
+    result = runner.invoke(main, ["resolve", "--resolver", "fuzzy", "--dry-run", "--json", str(out)], env=env)
+    assert result.exit_code == 0 and "1.000" in result.output
     assert len(json.loads(out.read_text())["merges"]) >= 4 and kg.merges() == []
     # ingesting again with the default resolver compares only what no pass has checked yet
     result = runner.invoke(main, ["ingest", "facts", str(facts)], env=env)
     assert result.exit_code == 0, result.output
-    assert "resolve (fuzzy):" in result.output
+    assert "resolve (evidence, pass ingest-" in result.output
     result = runner.invoke(main, ["resolve", "list"], env=env)
     assert result.exit_code == 0 and "merge:" in result.output
     merge_id = kg.merges()[0]["merge_id"]

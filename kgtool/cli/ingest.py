@@ -65,7 +65,9 @@ def ingest_edits_cmd(path, fmt, extractor, no_eatr, strict, batch, batch_size, j
             summary = kg.ingest_edits(path, format=fmt, extractor=extractor, eatr=not no_eatr, strict=strict,
                                       batch=batch, batch_size=batch_size, progress=progress, conflicts=conflicts,
                                       fact_progress=stage_progress(bar)("facts"), **bulk_options)
-        resolve_after_ingest(kg, resolve_with or ("none" if bulk else DEFAULT_RESOLVER))
+        resolved = resolve_after_ingest(kg, resolve_with or ("none" if bulk else DEFAULT_RESOLVER), path)
+        if hasattr(summary, "resolve"):  # the --json summary names the merges too
+            summary.resolve = resolved
     _finish(path, (
         ("records read", summary.records_read), ("edits loaded", summary.edits_loaded),
         *new_and_present(summary, "edits", summary.edits_loaded, "edits"),
@@ -116,7 +118,7 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
             summary = kg.ingest_docs(path, format=fmt, extractor=extractor, strict=strict, batch_size=batch_size,
                                      progress=progress, embed_progress=stage("passages"),
                                      fact_progress=stage("facts"), on_duplicate=on_duplicate, facts=fact_timing)
-        resolve_after_ingest(kg, resolve_with or "none")
+        resolve_after_ingest(kg, resolve_with or "none", path)
     for note in summary.duplicates:
         print_notice("duplicate", note)
     for note in summary.oversize:
@@ -161,7 +163,9 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with
             bulk_options = {"bulk": True, "phase": bulk_phase(bar)} if bulk else {}
             summary = kg.ingest_facts(path, format=fmt, strict=strict, batch_size=batch_size, progress=progress,
                                       fact_progress=stage_progress(bar)("facts"), **bulk_options)
-        resolve_after_ingest(kg, resolve_with or ("none" if bulk else DEFAULT_RESOLVER))
+        resolved = resolve_after_ingest(kg, resolve_with or ("none" if bulk else DEFAULT_RESOLVER), path)
+        if hasattr(summary, "resolve"):  # the --json summary names the merges too
+            summary.resolve = resolved
     _finish(path, (
         ("format", summary.format), ("lines read", summary.records_read), ("triples read", summary.facts_read),
         ("facts", summary.facts), *new_and_present(summary, "facts", summary.facts, "facts"),

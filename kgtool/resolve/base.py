@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from kgtool.core.text import normalize
+from kgtool.resolve.names import name_contradiction
 
 _QID = re.compile(r"^Q[1-9][0-9]*$")
 _WIKIDATA_IRI = re.compile(r"^https?://www\.wikidata\.org/(?:entity|wiki)/(Q[1-9][0-9]*)$")
@@ -44,17 +46,17 @@ class EntityView:
     kind: str | None = None
     links: tuple[Link, ...] = ()
 
-    @property
+    @cached_property
     def names(self) -> list[str]:
         """Primary name first, then the aliases, each once."""
         return list(dict.fromkeys([self.name, *self.aliases]))
 
-    @property
+    @cached_property
     def keys(self) -> set[str]:
         """Normalised names and aliases (the exact resolver's keys)."""
         return {k for k in (normalize(n) for n in self.names if isinstance(n, str)) if k}
 
-    @property
+    @cached_property
     def wikidata(self) -> str | None:
         """The Wikidata id: the qid, the id itself, or a Wikidata IRI among the aliases."""
         if self.qid and _QID.match(self.qid):
@@ -67,7 +69,7 @@ class EntityView:
                 return m.group(1)
         return None
 
-    @property
+    @cached_property
     def iris(self) -> frozenset[str]:
         return frozenset(a for a in self.names if isinstance(a, str) and _is_iri(a))
 
@@ -75,11 +77,15 @@ class EntityView:
     def degree(self) -> int:
         return len(self.links)
 
-    @property
+    @cached_property
     def has_external_id(self) -> bool:
         return self.wikidata is not None or bool(self.iris)
 
     def relations(self) -> set[tuple[str, bool]]:
+        return self._relations
+
+    @cached_property
+    def _relations(self) -> set[tuple[str, bool]]:
         return {(link.relation, link.outgoing) for link in self.links}
 
     def values(self, relation: str) -> set[str]:
@@ -110,6 +116,7 @@ class Candidate:
     score: float
     resolver: str
     reason: str
+    refused: bool = False  # a guard or a rejection forbids it: never a suggestion
 
     def pair(self) -> tuple[str, str]:
         return (self.a, self.b) if self.a < self.b else (self.b, self.a)
@@ -125,7 +132,8 @@ def guard(a: EntityView, b: EntityView) -> str | None:
     - both state a date or number for one relation and the values differ (a birth
       year, a population), or two or more relations both state have other values and
       none agrees: the signature of two things that share a name;
-    - both names hold numbers and they differ (a date, a year, an edition);
+    - the names differ by a number, ordinal, regnal numeral, direction word, middle name or
+      initial, or one more letter (kgtool.resolve.names), unless one is an alias of the other;
     - both are typed and the types differ.
     """
     qa, qb = a.wikidata, b.wikidata
@@ -138,9 +146,10 @@ def guard(a: EntityView, b: EntityView) -> str | None:
     for view in (a, b):
         if any(link.other_id == view.id for link in view.links):
             return f"{view.name!r} has a fact about itself (two things under one name?)"
-    da, db = _numbers(a.name), _numbers(b.name)
-    if da != db and ((da and db) or _ordinal(a.name) or _ordinal(b.name)):
-        return f"different numbers in the names ({a.name!r}, {b.name!r})"
+    if not stated_alias(a, b) and not (qa and qa == qb) and not (a.iris & b.iris):
+        why = name_contradiction(a.name, b.name)
+        if why:
+            return why
     if a.kind and b.kind and _kind_family(a.kind) != _kind_family(b.kind):
         return f"different kinds ({a.kind}, {b.kind})"
     shared = {r for r, out in a.relations() if out} & {r for r, out in b.relations() if out}
@@ -162,44 +171,6 @@ def guard(a: EntityView, b: EntityView) -> str | None:
     return None
 
 
-_NUMBER = re.compile(r"[0-9]+")
-
-
-# a regnal or generational numeral of two letters or more ("II", "XIV"; a lone "I", "V" or "X" is as
-# often a word or a letter), and the generational suffixes written in words
-_ROMAN = re.compile(r"(?=[ivx]{2,}$)(x{0,3})(ix|iv|v?i{0,3})")
-_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10}
-_GENERATIONS = {"jr": "jr", "junior": "jr", "sr": "sr", "senior": "sr"}
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _roman(token: str) -> int | None:
-    if not _ROMAN.fullmatch(token):
-        return None
-    values = [_ROMAN_VALUES[c] for c in token]
-    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
-
-
-def _numbers(name: str) -> tuple[str, ...]:
-    """The numbers a name holds, in any order ("August 6, 1945" -> 1945, 6): dates and editions
-    written differently agree on them; "August 1945" or the 2018 championships do not. A regnal
-    numeral counts as its number ("Henry VIII" and "Henry 8" agree) and "Jr."/"Sr." as themselves."""
-    found = [n.lstrip("0") or "0" for n in _NUMBER.findall(name or "")]
-    for token in _WORD.findall((name or "").lower()):
-        value = _roman(token)
-        if value is not None:
-            found.append(str(value))
-        elif token in _GENERATIONS:
-            found.append(_GENERATIONS[token])
-    return tuple(sorted(found))
-
-
-def _ordinal(name: str) -> bool:
-    """The name tells one bearer of a name from another by a numeral or suffix: "Anna of Brey III" is
-    not "Anna of Brey", though a name with a plain number may be written without it ("August 1945")."""
-    return any(_roman(t) is not None or t in _GENERATIONS for t in _WORD.findall((name or "").lower()))
-
-
 # a quoted title and a capitalised name are both names to the document parser (kgtool.ingest.doc_extract)
 _KIND_FAMILIES = {"quoted": "name"}
 
@@ -207,6 +178,12 @@ _KIND_FAMILIES = {"quoted": "name"}
 def _kind_family(kind: str) -> str:
     kind = normalize(kind)
     return _KIND_FAMILIES.get(kind, kind)
+
+
+def stated_alias(a: EntityView, b: EntityView) -> bool:
+    """The data says the two are one: one's name is among the other's names or aliases."""
+    na, nb = normalize(a.name), normalize(b.name)
+    return bool((na and na in b.keys) or (nb and nb in a.keys))
 
 
 def profile_agreement(a: EntityView, b: EntityView) -> float:

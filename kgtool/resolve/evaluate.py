@@ -93,7 +93,7 @@ def evaluate(pairs, resolver: str, min_score: float | None = None, **settings) -
     return score
 
 
-def sweep(pairs, resolvers=("id", "exact", "fuzzy", "embedding"),
+def sweep(pairs, resolvers=("id", "exact", "fuzzy", "embedding", "evidence"),
           thresholds=(0.8, 0.85, 0.9, 0.95, 1.0), **settings) -> list[PairScore]:
     """Every resolver at its default threshold, and the graded ones (fuzzy, embedding) at each threshold."""
     out = []

@@ -14,6 +14,7 @@ from typing import Iterable
 
 from kgtool.graph.db import Database
 from kgtool.resolve import DEFAULT_RESOLVER, store  # noqa: F401  (DEFAULT_RESOLVER re-exported)
+from kgtool.resolve.evidence import short_reason
 
 
 class Redirector:
@@ -66,10 +67,25 @@ def redirect_rows(rows, mapping: dict[str, str]) -> None:
         rows.slots = slots | {s for s in rows.slots if s.split("\x1f", 1)[0] not in mapping}
 
 
+SHOWN = 10  # merges an ingest's summary names one by one
+
+
 def resolve_after(db: Database, choice: str | None, entity_ids: Iterable[str], **settings) -> dict:
-    """Resolve what an ingest wrote against the store; returns {resolver, merges, source_conflicts}."""
+    """Resolve what an ingest wrote against the store; returns `summarize` of the pass."""
     choice = choice or "none"
     if choice == "none":
         return {"resolver": "none", "merges": 0, "source_conflicts": 0}
-    report = store.resolve(db, choice, focus=set(entity_ids), **settings)
-    return {"resolver": choice, "merges": len(report.merges), "source_conflicts": len(report.source_conflicts)}
+    settings.setdefault("pass_id", store.new_pass_id("ingest"))
+    return summarize(store.resolve(db, choice, focus=set(entity_ids), **settings))
+
+
+def summarize(report) -> dict:
+    """What an ingest's summary says of its resolution pass: the pass id, how many merges, the first
+    SHOWN as "survivor <- absorbed (evidence)", how many suggestions and settled facts."""
+    return {"resolver": report.resolver, "pass_id": report.pass_id, "merges": len(report.merges),
+            "merged": [merge_line(m) for m in report.merges[:SHOWN]], "suggestions": len(report.suggestions),
+            "source_conflicts": len(report.source_conflicts)}
+
+
+def merge_line(merge: dict) -> str:
+    return f"{merge['survivor']} <- {merge['absorbed']} ({short_reason(merge['reason'])})"

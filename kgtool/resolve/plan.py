@@ -21,7 +21,10 @@ from kgtool.resolve.resolvers import Resolver
 AMBIGUITY_MARGIN = 0.02
 
 
-def propose(views: Iterable[EntityView], resolvers: list[Resolver], *, focus: set[str] | None = None) -> Proposal:
+def propose(views: Iterable[EntityView], resolvers: list[Resolver], *, focus: set[str] | None = None,
+            rejected: Iterable[tuple[str, str]] = ()) -> Proposal:
+    """Pairs from every resolver, then the plan. `rejected`: pairs of ids a person kept apart (an
+    undone merge): never joined, not even through other members of their clusters."""
     views = list(views)
     by_id = {v.id: v for v in views}
     best: dict[tuple[str, str], Candidate] = {}
@@ -33,13 +36,26 @@ def propose(views: Iterable[EntityView], resolvers: list[Resolver], *, focus: se
             old = best.get(key)
             if old is None or cand.score - thresholds[cand.resolver] > old.score - thresholds[old.resolver]:
                 best[key] = cand
-    return plan(by_id, list(best.values()), thresholds)
+    # a resolver that knows the whole store (evidence) guards with what it knows
+    check = next((r.guard for r in resolvers if hasattr(r, "guard")), guard)
+    kept_apart = {tuple(sorted(p)) for p in rejected}
+
+    def forbid(a: EntityView, b: EntityView) -> str | None:
+        if tuple(sorted((a.id, b.id))) in kept_apart:
+            return "a person undid this merge (kgtool resolve --undo): kept apart"
+        return check(a, b)
+
+    return plan(by_id, list(best.values()), thresholds, forbid)
 
 
-def plan(by_id: dict[str, EntityView], candidates: list[Candidate], thresholds: dict[str, float]) -> Proposal:
+def plan(by_id: dict[str, EntityView], candidates: list[Candidate], thresholds: dict[str, float],
+         forbid=guard) -> Proposal:
     proposal = Proposal()
     passing = [c for c in candidates if c.score >= thresholds[c.resolver]]
-    proposal.below = [c for c in candidates if c.score < thresholds[c.resolver]]
+    for c in candidates:  # under the threshold: a suggestion unless something forbids the pair
+        if c.score < thresholds[c.resolver]:
+            why = forbid(by_id[c.a], by_id[c.b])
+            proposal.below.append(_with_reason(c, f"refused: {why}", refused=True) if why else c)
     ambiguous = _ambiguous(by_id, passing)
     parent: dict[str, str] = {}
     members: dict[str, list[str]] = defaultdict(list)
@@ -58,9 +74,9 @@ def plan(by_id: dict[str, EntityView], candidates: list[Candidate], thresholds: 
         if ra == rb:
             continue
         ca, cb = members.get(ra) or [ra], members.get(rb) or [rb]
-        why = next((g for x in ca for y in cb if (g := guard(by_id[x], by_id[y]))), None)
+        why = next((g for x in ca for y in cb if (g := forbid(by_id[x], by_id[y]))), None)
         if why:
-            proposal.below.append(_with_reason(cand, f"refused: {why}"))
+            proposal.below.append(_with_reason(cand, f"refused: {why}", refused=True))
             continue
         # the side whose cluster keeps its id is the better-ranked root
         keep, drop = sorted((ra, rb), key=lambda r: survivor_rank(by_id[r]))
@@ -112,5 +128,5 @@ def _ambiguous(by_id: dict[str, EntityView], passing: list[Candidate]) -> dict[t
     return out
 
 
-def _with_reason(cand: Candidate, reason: str) -> Candidate:
-    return Candidate(cand.a, cand.b, cand.score, cand.resolver, reason)
+def _with_reason(cand: Candidate, reason: str, refused: bool = False) -> Candidate:
+    return Candidate(cand.a, cand.b, cand.score, cand.resolver, reason, refused)

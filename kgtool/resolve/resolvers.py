@@ -13,6 +13,10 @@ at or above `min_score` that no guard forbids, and keeps the rest as near misses
   word-order-insensitive), for spelling variants.
 - `embedding`: cosine of MiniLM name embeddings, lowered when the relation
   profiles share nothing.
+- `evidence` (the default): the candidates of `id`, `exact` and `fuzzy` (blocking),
+  scored by Fellegi-Sunter agreement weights over ids, stated aliases, names, kinds and
+  shared neighbours (kgtool.resolve.evidence); merges only on evidence beyond the name.
+  The others merge on names alone (with the guards) and are there to be chosen.
 
 `focus`, when given, limits proposals to pairs with at least one entity in it
 (ingest resolves what it just wrote against the whole store).
@@ -29,6 +33,9 @@ from kgtool.core.text import normalize
 from kgtool.errors import require
 from kgtool.resolve import CHOICES  # noqa: F401  (re-exported: what `--resolve NAME` accepts)
 from kgtool.resolve.base import Candidate, EntityView, profile_agreement
+from kgtool.resolve.names import fold
+from kgtool.resolve.evidence import (MERGE_WEIGHT, MIN_EVIDENCE, NAME_LEVELS, SUGGEST_WEIGHT, Context, Evidence,
+                                     corroborated, decide)
 
 NEAR = 0.15  # how far under min_score a pair is still reported as a near miss
 
@@ -36,6 +43,8 @@ NEAR = 0.15  # how far under min_score a pair is still reported as a near miss
 class Resolver:
     name = "resolver"
     default_min_score = 1.0
+    near = NEAR  # how far under min_score a pair is still returned (a near miss)
+    describe = True  # False when only the pairs are wanted (a blocker of the evidence resolver)
 
     def __init__(self, *, min_score: float | None = None):
         self.min_score = self.default_min_score if min_score is None else float(min_score)
@@ -48,7 +57,7 @@ class Resolver:
 
     def pairs(self, views: list[EntityView], focus: set[str] | None = None) -> Iterator[Candidate]:
         """Scored pairs at or above min_score - NEAR; the default compares every pair (small inputs)."""
-        floor = self.min_score - NEAR
+        floor = self.min_score - self.near
         for i, a in enumerate(views):
             for b in views[i + 1:]:
                 if focus is not None and a.id not in focus and b.id not in focus:
@@ -83,9 +92,9 @@ class Resolver:
 
     def _candidate(self, a: EntityView, b: EntityView) -> Candidate | None:
         s = self.score(a, b)
-        if s < self.min_score - NEAR:
+        if s < self.min_score - self.near:
             return None
-        return Candidate(a.id, b.id, s, self.name, self.reason(a, b, s))
+        return Candidate(a.id, b.id, s, self.name, self.reason(a, b, s) if self.describe else "")
 
 
 def _blocked_pairs(blocks: Iterable[list[EntityView]], focus: set[str] | None) -> Iterator[tuple[EntityView, EntityView]]:
@@ -281,11 +290,92 @@ class EmbeddingResolver(Resolver):
             yield from self._name_hits(hits, owner, views, seen)
 
 
+class EvidenceResolver(Resolver):
+    """Candidates from shared ids, names and aliases and RapidFuzz similarity (blocking), each scored by
+    kgtool.resolve.evidence (bits of agreement); `min_score` is the merge weight in bits, and
+    `guard` adds the contradictions only the whole store shows (one-valued relations, rejections)."""
+
+    name = "evidence"
+    default_min_score = MERGE_WEIGHT
+    near = MERGE_WEIGHT - SUGGEST_WEIGHT
+    suggests = True  # its near misses are suggestions for a person (kgtool.resolve.review)
+
+    def __init__(self, *, min_score: float | None = None, rejected=()):
+        super().__init__(min_score=min_score)
+        self._fuzzy = FuzzyResolver(min_score=NAME_LEVELS[-1][0] + NEAR)
+        self.blockers = [IdResolver(), ExactResolver(min_score=1.0), self._fuzzy]
+        for blocker in self.blockers:
+            blocker.describe = False
+        self.blockers.append(fold)  # names that are one once accents are folded
+        self.rejected = list(rejected)
+        self.context: Context | None = None
+        self._fixed = False
+
+    def prepare(self, views: Iterable[EntityView]) -> None:
+        """Term frequencies and one-valued relations from these views (a pair file's every side)."""
+        self.context, self._fixed = Context(views, self.rejected), True
+
+    def _context(self, views) -> Context:
+        if self.context is None or not self._fixed:
+            self.context = Context(views, self.rejected)
+        return self.context
+
+    def guard(self, a: EntityView, b: EntityView) -> str | None:
+        return (self.context or Context([a, b], self.rejected)).guard(a, b)
+
+    def evidence(self, a: EntityView, b: EntityView, name_similarity: float | None = None) -> Evidence:
+        context = self.context or self._context([a, b])
+        return context.score(a, b, self._fuzzy.score(a, b) if name_similarity is None else name_similarity)
+
+    def _verdict(self, ev: Evidence) -> float:
+        # short of the evidence beyond the name, a pair stays under the merge weight whatever its total
+        return ev.weight if decide(ev) or ev.weight < self.min_score else round(self.min_score - 0.01, 3)
+
+    def score(self, a: EntityView, b: EntityView) -> float:
+        return self._verdict(self.evidence(a, b))
+
+    def reason(self, a, b, score):
+        return self._reason(self.evidence(a, b))
+
+    def _reason(self, ev: Evidence) -> str:
+        if not decide(ev) and ev.beyond < MIN_EVIDENCE:
+            ev.against.append(f"under {MIN_EVIDENCE:.0f} bits beyond the name")
+        elif not corroborated(ev):
+            ev.against.append("one fact in common and relations that differ (two kinds of thing?)")
+        return ev.reason()
+
+    def _folded(self, views, focus) -> Iterator[Candidate]:
+        blocks: dict[str, list[EntityView]] = defaultdict(list)
+        for v in views:
+            for key in {fold(k) for k in v.keys}:
+                blocks[key].append(v)
+        for a, b in _blocked_pairs((m for m in blocks.values() if len(m) > 1), focus):
+            yield Candidate(a.id, b.id, 1.0, "fold", "")
+
+    def pairs(self, views, focus=None):
+        self._context(views)
+        by_id = {v.id: v for v in views}
+        seen: set[tuple[str, str]] = set()
+        floor = self.min_score - self.near
+        for blocker in self.blockers:
+            for cand in blocker.pairs(views, focus) if blocker is not fold else self._folded(views, focus):
+                key = cand.pair()
+                if key in seen:
+                    continue
+                seen.add(key)
+                a, b = by_id[key[0]], by_id[key[1]]
+                ev = self.evidence(a, b, cand.score if blocker is self._fuzzy else None)
+                s = self._verdict(ev)
+                if s >= floor:
+                    yield Candidate(a.id, b.id, s, self.name, self._reason(ev))
+
+
 RESOLVERS = Registry("resolver")
 RESOLVERS.register("id", IdResolver)
 RESOLVERS.register("exact", ExactResolver)
 RESOLVERS.register("fuzzy", FuzzyResolver)
 RESOLVERS.register("embedding", EmbeddingResolver)
+RESOLVERS.register("evidence", EvidenceResolver)
 
 
 def build(names: str | Iterable[str], registry: Registry | None = None, **settings) -> list[Resolver]:

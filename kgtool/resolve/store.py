@@ -16,7 +16,9 @@ names it the same.
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Iterable
 
 from kgtool.errors import InputError
@@ -31,15 +33,18 @@ from kgtool.resolve.resolvers import CHOICES, build
 class ResolveReport:
     resolver: str
     dry_run: bool
+    pass_id: str = ""
     entities: int = 0
     merges: list[dict] = field(default_factory=list)  # {merge_id, survivor, absorbed, names, score, resolver, reason}
     near_misses: list[dict] = field(default_factory=list)
+    suggestions: list[dict] = field(default_factory=list)  # near misses nothing forbids, with their ids
     source_conflicts: list[dict] = field(default_factory=list)
     edit_changes: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"resolver": self.resolver, "dry_run": self.dry_run, "entities": self.entities,
-                "merges": self.merges, "near_misses": self.near_misses,
+        return {"resolver": self.resolver, "dry_run": self.dry_run, "pass_id": self.pass_id,
+                "entities": self.entities, "merges": self.merges, "near_misses": self.near_misses,
+                "suggestions": self.suggestions,
                 "source_conflicts": self.source_conflicts, "edit_changes": self.edit_changes}
 
 
@@ -51,6 +56,22 @@ def merge_id(survivor_id: str, absorbed_id: str) -> str:
     return "merge:" + hashlib.sha1(f"{survivor_id}\x1f{absorbed_id}".encode("utf-8")).hexdigest()[:16]
 
 
+def suggestion_id(a: str, b: str) -> str:
+    """The same for the pair whichever way round, so re-suggesting it names it the same."""
+    x, y = sorted((a, b))
+    return "suggest:" + hashlib.sha1(f"{x}\x1f{y}".encode("utf-8")).hexdigest()[:12]
+
+
+def new_pass_id(kind: str = "resolve") -> str:
+    """A resolver pass's id: what `kgtool resolve list --ingest ID` and `--undo --ingest ID` name."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return f"{kind}-{stamp}-{secrets.token_hex(2)}"
+
+
+def rejected_pairs(db: Database) -> list[tuple[str, str]]:
+    return [(r["a_id"], r["b_id"]) for r in db.read("resolve/rejections")]
+
+
 def load_views(db: Database, ids: Iterable[str] | None = None) -> list[EntityView]:
     rows = db.read("resolve/entities", ids=None if ids is None else list(ids))
     return [EntityView.from_mapping(row) for row in rows]
@@ -58,15 +79,17 @@ def load_views(db: Database, ids: Iterable[str] | None = None) -> list[EntityVie
 
 def resolve(db: Database, resolver: str = "exact", *, min_score: float | None = None, dry_run: bool = False,
             focus: Iterable[str] | str | None = None, record_near_misses: bool = False, registry=None,
-            **settings) -> ResolveReport:
+            pass_id: str | None = None, source: str | None = None, **settings) -> ResolveReport:
     """Find and (unless dry_run) apply merges.
 
     focus: None compares every entity with every other; a list of ids only pairs with one of
     them; "unchecked" the entities no pass has compared yet (what ingests wrote since), which
-    are then marked checked."""
+    are then marked checked. Pairs a person kept apart (an undone merge) are never merged.
+    The merges carry `pass_id` (a new one by default) and `source` (the file an ingest ran the
+    pass after); the near misses nothing forbids are recorded as suggestions."""
     if resolver not in CHOICES:
         raise InputError(f"unknown resolver {resolver!r}; use one of: {', '.join(CHOICES)}")
-    report = ResolveReport(resolver, dry_run)
+    report = ResolveReport(resolver, dry_run, pass_id or new_pass_id())
     resolvers = build(resolver, registry, min_score=min_score, **settings) if resolver != "none" else []
     if not resolvers:
         return report
@@ -79,15 +102,22 @@ def resolve(db: Database, resolver: str = "exact", *, min_score: float | None = 
     for attempt in (1, 2):
         views = load_views(db)
         report.entities = len(views)
-        proposal = propose(views, resolvers, focus=focus_set)
+        proposal = propose(views, resolvers, focus=focus_set, rejected=rejected_pairs(db))
         by_id = {v.id: v for v in views}
         report.merges = [_describe(c, by_id, merge_id(c.a, c.b)) for c in proposal.merges]
-        report.near_misses = [_describe(c, by_id, None) for c in sorted(proposal.below, key=lambda c: -c.score)]
+        below = sorted(proposal.below, key=lambda c: (-c.score, c.pair()))
+        report.near_misses = [_describe(c, by_id, None) for c in below]
+        # suggestions come from a decision on evidence; a name resolver's near misses are only reported
+        # (and recorded with record_near_misses)
+        suggests = any(getattr(r, "suggests", False) for r in resolvers)
+        open_ = [c for c in below if not c.refused and suggests]
+        report.suggestions = [{"id": suggestion_id(c.a, c.b), **_describe(c, by_id, None)} for c in open_]
         if dry_run:
             return report
         try:
             if proposal.merges:
-                report.source_conflicts, report.edit_changes = apply_merges(db, proposal.merges)
+                report.source_conflicts, report.edit_changes = apply_merges(db, proposal.merges, report.pass_id,
+                                                                            source)
             break
         except MergeRaced as raced:
             # another process merged or deleted an entity after this pass read it (a concurrent ingest's
@@ -95,6 +125,10 @@ def resolve(db: Database, resolver: str = "exact", *, min_score: float | None = 
             if attempt == 2:
                 raise InputError(f"{raced}; none of this pass's {len(proposal.merges)} merge(s) was written "
                                  "(what the ingest itself wrote is all in)") from None
+    if open_:
+        db.write("resolve/record_suggestions", pass_id=report.pass_id, rows=[
+            {"id": suggestion_id(c.a, c.b), "a": c.a, "b": c.b, "resolver": c.resolver, "score": float(c.score),
+             "reason": c.reason} for c in open_])
     if unchecked:
         db.write("resolve/mark_checked", ids=sorted(focus_set))
     if record_near_misses and proposal.below:
@@ -112,15 +146,19 @@ def _describe(c: Candidate, by_id: dict[str, EntityView], mid: str | None) -> di
     return out
 
 
-def apply_merges(db: Database, merges: list[Candidate]) -> tuple[list[dict], list[dict]]:
+def apply_merges(db: Database, merges: list[Candidate], pass_id: str | None = None,
+                 source: str | None = None) -> tuple[list[dict], list[dict]]:
     """Apply planned merges (survivor a, absorbed b) in one transaction; returns
     (source conflicts decided, edit verdicts changed)."""
+    pass_id = pass_id or new_pass_id()
+
     def work(run):
         slots: set[str] = set()
         survivors: set[str] = set()
         for c in merges:
             rows = run("resolve/merge", {"merge_id": merge_id(c.a, c.b), "survivor_id": c.a, "absorbed_id": c.b,
-                                         "resolver": c.resolver, "score": float(c.score), "reason": c.reason})
+                                         "resolver": c.resolver, "score": float(c.score), "reason": c.reason,
+                                         "pass_id": pass_id, "source": source})
             if not rows:
                 raise MergeRaced(f"cannot merge {c.b!r} into {c.a!r}: one of them is no longer an entity "
                                  "(another process merged or deleted it); run `kgtool resolve` again")
@@ -146,7 +184,8 @@ def _settle_slots(run, slots: list[str]) -> list[dict]:
 
 
 def undo(db: Database, merge_id_: str) -> dict:
-    """Undo one merge (see the module docstring); refuses, naming what to undo first, when it cannot."""
+    """Undo one merge (see the module docstring) and remember the pair as kept apart (a rejection no
+    later pass overrides); refuses, naming what to undo first, when it cannot."""
     check = db.read("resolve/undo_check", merge_id=merge_id_)[0]
     if not check["found"]:
         raise InputError(f"no merge {merge_id_!r}; `kgtool resolve list` shows the merges in the graph")
@@ -167,6 +206,10 @@ def undo(db: Database, merge_id_: str) -> dict:
         changes = _settle_slots(run, slots)
         if stale:
             run("ingest/update_fact_status", {"fact_ids": stale, "slots": []})
+        a, b = sorted((check["survivor_id"], check["absorbed_id"]))
+        names = {check["survivor_id"]: check["survivor_name"], check["absorbed_id"]: check["absorbed_name"]}
+        run("resolve/reject", {"rows": [{"a_id": a, "b_id": b, "a_name": names[a], "b_name": names[b],
+                                         "merge_id": merge_id_}]})
         return {**rows[0], "edit_changes": changes, "facts_rechecked": len(stale)}
 
     result = db.write_transaction(work)
@@ -174,8 +217,13 @@ def undo(db: Database, merge_id_: str) -> dict:
     return result
 
 
-def list_merges(db: Database, resolver: str | None = None, limit: int = 1000) -> list[dict]:
-    return db.read("resolve/list", resolver=resolver, limit=int(limit))
+def list_merges(db: Database, resolver: str | None = None, limit: int = 1000, ingest: str | None = None) -> list[dict]:
+    """The merges, newest first; `ingest`: only those of one pass (its id, or the file an ingest ran it after)."""
+    if ingest and not ingest.startswith(("ingest-", "resolve-", "accept-")):
+        from kgtool.ingest.load import source_id
+
+        ingest = source_id(ingest)  # a file as the ingest stored it (its resolved path)
+    return db.read("resolve/list", resolver=resolver, limit=int(limit), **{"pass": ingest})
 
 
 def explain(db: Database, merge_id_: str) -> dict:

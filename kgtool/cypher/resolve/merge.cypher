@@ -5,7 +5,8 @@
 // it stays as a tombstone: label MergedEntity instead of Entity, (a)-[:SAME_AS]->(s). The
 // record (:EntityMerge)-[:ABSORBED]->(a), -[:INTO]->(s) lists what moved, so
 // resolve/undo can move exactly that back.
-// params: $merge_id, $survivor_id, $absorbed_id, $resolver, $score, $reason
+// params: $merge_id, $survivor_id, $absorbed_id, $resolver, $score, $reason, $pass_id (the resolver pass:
+//         `kgtool resolve list --ingest PASS`), $source (the file whose ingest ran the pass, or null)
 // returns: merge_id, survivor_id, absorbed_id, facts_moved, slots (the edit slots before and after)
 MATCH (s:Entity {id: $survivor_id})
 MATCH (a:Entity {id: $absorbed_id})
@@ -23,6 +24,7 @@ WITH s, a,
        AS added_aliases
 CREATE (m:EntityMerge {
   id: $merge_id, resolver: $resolver, score: $score, reason: $reason, created_at: datetime(),
+  pass_id: $pass_id, source: $source,
   survivor_id: s.id, survivor_name: s.name, absorbed_id: a.id, absorbed_name: a.name,
   absorbed_aliases: coalesce(a.aliases, []), added_aliases: added_aliases,
   head_facts: head_facts, tail_facts: tail_facts, mentions: mentions, shared_mentions: shared_mentions,
