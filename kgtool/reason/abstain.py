@@ -1,0 +1,129 @@
+"""What the status rule (kgtool.reason.status) needs to tell "the graph lacks it" from "the reading is
+uncertain", and the confidence of an outcome.
+
+Lacks (the outcome is `no_answer`, the reason names what is missing):
+- a hop of the chain has no fact: the chain stops short of the hops its plan asks for, or a hop's
+  answer rests on no fact or passage ("the graph has no '<relation>' of <entity>");
+- a part of the question that no hop explains and no relation of the graph expresses at the reading
+  check's bar (`AbstainSettings.expresses`): "no relation of the graph expresses '<phrase>'";
+- a part of the question that names a relation of the graph the chain's entity does not have (the
+  reading check's `named_elsewhere`, or an unexplained phrase some relation of the graph expresses):
+  "the graph has no '<relation>' of <entity>".
+Everything else that keeps a chain from `answered` is a doubt about its reading (`unverified`).
+
+Confidence (0-1), from the evidence the rule read, a weighted mean of four parts:
+
+    confidence = (w_judge * judge + w_support * support + w_reading * reading + w_focus * focus)
+                 / (w_judge + w_support + w_reading + w_focus)
+
+- judge: 1 when the method's own check (critic, N_eff sufficiency, verifier, step checks) accepted
+  the chain, else 0;
+- support: the share of the planned hops the chain reached with a fact or passage;
+- reading: 1 without a doubt or lack about the reading, else `1 - reading_cost * count`, at least 0;
+- focus: the mean over the hops that recorded one of min(1, gamma / N_eff) (the hop's candidate
+  pool: 1 when it is as focused as the method's own sufficiency bar asks; 1 without N_eff).
+An outcome the graph lacks something for is then scaled by `lack_factor`, and one in a store with an
+unfinished ingest by `unfinished_factor`. The weights are the settings below, hand-set (not fitted):
+they order the outcomes answered > unverified > no_answer and, within each, by how much evidence holds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class AbstainSettings:
+    """The named settings of the lack/doubt split and of the confidence (see the module docstring)."""
+
+    expresses: float = 0.5  # a relation of the graph fitting a phrase this well expresses it (offline_fit's bar)
+    w_judge: float = 0.35  # weight of the method's own acceptance
+    w_support: float = 0.3  # weight of the share of planned hops reached with a fact
+    w_reading: float = 0.25  # weight of the reading check (no doubt or lack)
+    w_focus: float = 0.1  # weight of the hops' N_eff against the method's gamma
+    reading_cost: float = 0.5  # what each doubt or lack about the reading takes off the reading part
+    lack_factor: float = 0.3  # the graph lacks a part of the question: the guess's confidence is scaled by it
+    unfinished_factor: float = 0.5  # an ingest of the store did not finish
+    gamma: float = 1.5  # N_eff bar when the method records none (the methods' own default)
+
+
+SETTINGS = AbstainSettings()
+
+
+def best_relation(check, phrase: str) -> tuple[str | None, float]:
+    """The relation of the graph that expresses `phrase` best by a reading check's scorer and vocabulary
+    (kgtool.reason.explains.ReadingCheck), and its fit; (None, 0.0) without a vocabulary."""
+    if check.vocabulary is None or not phrase.strip():
+        return None, 0.0
+    check.scorer.prepare([(phrase, True)])
+    best: tuple[str | None, float] = (None, 0.0)
+    for key in check.vocabulary.candidates(phrase, check.scorer.vectors(phrase)):
+        prof = check.profile_of(key, (check.vocabulary.phrases.get(key) or [key])[0])
+        fit = check.scorer.score(phrase, prof)
+        if fit > best[1]:
+            best = (prof.label or key, fit)
+    return best
+
+
+def reading_lacks(gaps, left: Sequence[str],
+                  settings: AbstainSettings = SETTINGS) -> tuple[list[str], list[str]]:
+    """What the graph lacks for the question's parts, named, and the parts no hop explains that a relation
+    of the graph does express (a doubt: the chain may have read them another way), from the reading
+    check's `gaps` (kgtool.reason.explains.Gaps) and the phrases the plan left to no hop (`left`)."""
+    found = getattr(gaps, "found", None)
+    best = getattr(gaps, "best_relation", None)
+    lacks, doubts = [], []
+    phrases = list(dict.fromkeys([*left, *(found.unexplained if found is not None else [])]))
+    for phrase in phrases:
+        label, fit = best(phrase) if best is not None else (None, 0.0)
+        if label is None or fit < settings.expresses:
+            lacks.append(f"no relation of the graph expresses {phrase!r}")
+        else:
+            doubts.append(f"the chain does not explain {phrase!r} (the graph's {label!r} may)")
+    if found is not None:
+        for (phrase, relation), entity in zip(found.named_elsewhere, found.named_of):
+            lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
+    return lacks, doubts
+
+
+def hop_lacks(chain, plan) -> list[str]:
+    """The hops with no fact: past the last hop the chain reached (what the plan asked of its last entity),
+    and hops whose answer rests on nothing."""
+    reached = sorted({h.hop for h in chain if h.answer and not h.generated})
+    relations = list(getattr(plan, "relations", None) or []) if plan is not None else []
+    subquestions = list(getattr(plan, "subquestions", None) or []) if plan is not None else []
+    wanted = len(relations) if relations else len(subquestions)
+    out = []
+    if wanted and len({h.hop for h in chain if h.answer}) < wanted:
+        stand = next((h for h in reversed(chain) if h.answer and not h.generated), None)
+        n = len(reached)
+        asked = relations[n] if n < len(relations) else (subquestions[n] if n < len(subquestions) else "next hop")
+        entity = stand.answer if stand is not None else (getattr(plan, "topic", None) or "the question's entity")
+        out.append(f"the graph has no {str(asked).replace('_', ' ')!r} of {entity} "
+                   f"(the chain reaches {n} of the {wanted} hops the plan asks for)")
+    bad = sorted({h.hop for h in chain if h.generated or not h.answer})
+    for n in bad:
+        h = next(h for h in chain if h.hop == n)
+        out.append(f"hop {n} has no fact in the graph ({h.query!r} of {h.entity or 'its entity'})")
+    return out
+
+
+def confidence(*, accepted: bool, chain, plan, doubts: int, lacks: int, unfinished: bool,
+               gamma: float | None = None, settings: AbstainSettings = SETTINGS) -> float:
+    """The confidence of an outcome (the module docstring's formula)."""
+    s = settings
+    relations = list(getattr(plan, "relations", None) or []) if plan is not None else []
+    wanted = len(relations) or len(getattr(plan, "subquestions", None) or []) or len({h.hop for h in chain}) or 1
+    supported = len({h.hop for h in chain if h.answer and not h.generated})
+    support = min(1.0, supported / wanted)
+    reading = max(0.0, 1.0 - s.reading_cost * (doubts + lacks))
+    bar = gamma or s.gamma
+    neffs = [h.neff for h in chain if getattr(h, "neff", None)]
+    focus = sum(min(1.0, bar / n) for n in neffs) / len(neffs) if neffs else 1.0
+    total = s.w_judge + s.w_support + s.w_reading + s.w_focus
+    value = (s.w_judge * accepted + s.w_support * support + s.w_reading * reading + s.w_focus * focus) / total
+    if lacks:
+        value *= s.lack_factor
+    if unfinished:
+        value *= s.unfinished_factor
+    return round(max(0.0, min(1.0, value)), 4)
