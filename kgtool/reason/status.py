@@ -104,13 +104,15 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
     lacks = abstain.hop_lacks(chain, plan)
     peer = _peer_link(chain, plan)
     judged = [] if method_status == "answered" else [method_reason or "the method's own check did not accept the chain"]
-    doubts = judged + ([peer] if peer else [])
+    doubts = list(judged)
+    if peer:  # the entity lacks what was asked: the chain reached it through another entity of its kind
+        lacks.append(peer)
     if not lacks and reading_gaps is not None:
         read = reading_gaps()
         # the planner saw only its own plan and scorer; the reading check reads the chain taken with every
         # reading it has (roles, WordNet's doers): a phrase it finds a hop for is explained
         left = [p for p in left if p not in getattr(read, "explained", ())]
-        lacks, unread = abstain.reading_lacks(read, left, settings)
+        lacks, unread = abstain.reading_lacks(read, left, chain, settings)
         doubts += unread + [g for g in read if not _restated(g, getattr(read, "found", None))]
         left = []
     if left:
