@@ -242,3 +242,25 @@ def test_ask_shows_the_three_outcomes_and_counts_only_wrong_answers_and_misses(s
     # --min-confidence is a confidence
     out = CliRunner().invoke(main, ["ask", answerable["question"], "--min-confidence", "1.5"], env=env)
     assert out.exit_code == 2 and "min-confidence" in out.output, out.output
+
+
+def test_the_default_table_keeps_within_120_columns_and_wide_shows_every_column():
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    from kgtool.eval.report import EvalReport, MethodRun, rich_table
+
+    runs = [MethodRun(m, "offline", [QuestionResult(f"q{i}", "?", "x", ["x"], 1.0, 1.0, True, 1 + i % 4, "answered",
+                                                    "r", 12345.6, answerable=bool(i % 3), confidence=0.5)
+                                     for i in range(12)], 1.0) for m in METHODS]
+    data = EvalReport("qa", "tests/data/handwritten/questions.jsonl", "jsonl", "offline", "all", runs).as_dict()
+    console = Console(width=1000, record=True)
+    narrow, wide = rich_table(data), rich_table(data, wide=True)
+    assert Measurement.get(console, console.options, narrow).maximum <= 120
+    assert Measurement.get(console, console.options, wide).maximum > 120
+    console.print(narrow)
+    text = console.export_text()
+    assert all(h in text for h in ("Acc ans.", "answered prec.", "NoAns P/R", "AURC")) and "backtracks/q" not in text
+    console.print(wide)
+    text = console.export_text()
+    assert "backtracks/q" in text and "Acc 4-hop" in text

@@ -2,11 +2,14 @@
 uncertain", and the confidence of an outcome.
 
 Lacks (the outcome is `no_answer`, the reason names what is missing):
-- a hop of the chain has no fact: the chain stops short of the hops its plan asks for, or a hop's
-  answer rests on no fact or passage ("the graph has no '<relation>' of <entity>");
+- a hop of the chain has no fact: a hop's answer rests on no fact or passage, or the chain stops
+  short of the hops its plan asks for ("the graph has no '<relation>' of <entity>") and the reading
+  check finds a part of the question the chain does not explain (a plan may ask one hop too many:
+  a chain that explains the whole question is not short of anything);
 - a part of the question that no hop explains, that no relation of the graph fits even faintly
   (`AbstainSettings.expresses_nothing`), in a chain that took a hop the question does not name (so
-  it answered something else): "no relation of the graph expresses '<phrase>'";
+  it answered something else) to a last hop no phrase asks for: "no relation of the graph expresses
+  '<phrase>'";
 - a part of the question that names a relation of the graph outright (`names_outright`: its label or
   a phrasing of it) that the chain's entity does not have (the reading check's `named_elsewhere`, or
   an unexplained phrase): "the graph has no '<relation>' of <entity>";
@@ -81,11 +84,12 @@ def reading_lacks(gaps, left: Sequence[str], chain=(),
     from the reading check's `gaps` (kgtool.reason.explains.Gaps) and the phrases the plan left to no hop
     (`left`). A part no hop explains is a lack when the question names a relation of the graph outright
     (fit >= `names_outright`: the entity lacks it) or when no relation expresses it at all (fit below
-    `expresses_nothing`) and the chain took a hop the question does not name (it answered something
-    else); between the two it is a doubt (a paraphrase the matcher scores low)."""
+    `expresses_nothing`) and the chain took a hop the question does not name to a last hop no phrase asks
+    for (it answered something else); between the two it is a doubt (a paraphrase the matcher scores low)."""
     found = getattr(gaps, "found", None)
     best = getattr(gaps, "best_relation", None) or (lambda _phrase: (None, 0.0))
-    strays = found is not None and bool(found.unnamed_hops or found.weak_answer)
+    # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
+    strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None
     reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
     lacks, doubts = [], []
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
@@ -107,23 +111,26 @@ def reading_lacks(gaps, left: Sequence[str], chain=(),
     return lacks, doubts
 
 
-def hop_lacks(chain, plan) -> list[str]:
-    """The hops with no fact: past the last hop the chain reached (what the plan asked of its last entity),
-    and hops whose answer rests on nothing."""
-    reached = sorted({h.hop for h in chain if h.answer and not h.generated})
+def short_chain(chain, plan) -> str | None:
+    """The hop past the last one the chain reached, when it stops short of the hops its plan asks for:
+    what the plan asked of the last entity reached, named."""
     relations = list(getattr(plan, "relations", None) or []) if plan is not None else []
     subquestions = list(getattr(plan, "subquestions", None) or []) if plan is not None else []
     wanted = len(relations) if relations else len(subquestions)
+    if not wanted or len({h.hop for h in chain if h.answer}) >= wanted:
+        return None
+    stand = next((h for h in reversed(chain) if h.answer and not h.generated), None)
+    n = len({h.hop for h in chain if h.answer and not h.generated})
+    asked = relations[n] if n < len(relations) else (subquestions[n] if n < len(subquestions) else "next hop")
+    asked = str(asked).removeprefix("rel:").replace("_", " ")
+    entity = stand.answer if stand is not None else (getattr(plan, "topic", None) or "the question's entity")
+    return f"the graph has no {asked!r} of {entity} (the chain reaches {n} of the {wanted} hops the plan asks for)"
+
+
+def unsupported_hops(chain) -> list[str]:
+    """Hops whose answer rests on no fact or passage (generated, or with no answer)."""
     out = []
-    if wanted and len({h.hop for h in chain if h.answer}) < wanted:
-        stand = next((h for h in reversed(chain) if h.answer and not h.generated), None)
-        n = len(reached)
-        asked = relations[n] if n < len(relations) else (subquestions[n] if n < len(subquestions) else "next hop")
-        entity = stand.answer if stand is not None else (getattr(plan, "topic", None) or "the question's entity")
-        out.append(f"the graph has no {str(asked).replace('_', ' ')!r} of {entity} "
-                   f"(the chain reaches {n} of the {wanted} hops the plan asks for)")
-    bad = sorted({h.hop for h in chain if h.generated or not h.answer})
-    for n in bad:
+    for n in sorted({h.hop for h in chain if h.generated or not h.answer}):
         h = next(h for h in chain if h.hop == n)
         out.append(f"hop {n} has no fact in the graph ({h.query!r} of {h.entity or 'its entity'})")
     return out

@@ -99,9 +99,11 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
         settled = outcome([NO_ENTITY], [], False)
         return Settled(settled.status, settled.reason, True, settled.confidence, settled.guess)
     if not answer:
-        return outcome(abstain.hop_lacks(chain, plan) or [method_reason or "no chain reached an answer"], [], False)
+        lacks = [g for g in (abstain.short_chain(chain, plan), *abstain.unsupported_hops(chain)) if g]
+        return outcome(lacks or [method_reason or "no chain reached an answer"], [], False)
     left = _left_by_plan(plan)
-    lacks = abstain.hop_lacks(chain, plan)
+    lacks = abstain.unsupported_hops(chain)
+    short = abstain.short_chain(chain, plan)
     peer = _peer_link(chain, plan)
     judged = [] if method_status == "answered" else [method_reason or "the method's own check did not accept the chain"]
     doubts = list(judged)
@@ -117,6 +119,8 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
         left = []
     if left:
         doubts.insert(0, "the chain does not explain " + ", ".join(repr(p) for p in left))
+    if short:  # a chain short of its plan lacks a hop unless it explains the whole question (a plan too long)
+        (lacks if lacks or doubts != judged or reading_gaps is None else doubts).insert(0, short)
     if not lacks and not doubts and text_gaps is not None and reads_text(chain):
         doubts = list(text_gaps())
     return outcome(lacks, doubts, accepted=not judged)
