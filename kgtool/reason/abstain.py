@@ -14,7 +14,9 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   a phrasing of it) that the chain's entity does not have (the reading check's `named_elsewhere`, or
   an unexplained phrase): "the graph has no '<relation>' of <entity>";
 - a hop to another thing of the same kind by a link the question does not name (the planner's peer
-  links): the entity lacks the asked relation, and the answer past the link is another entity's.
+  links): the entity lacks the asked relation, and the answer past the link is another entity's;
+- an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
+  the chain reached no fact of the asked kind.
 Everything else that keeps a chain from `answered` is a doubt about its reading (`unverified`),
 among them a part of the question that the matcher fits only loosely to any relation: a paraphrase
 the graph may well express. The bars are the settings below; `expresses_nothing` and
@@ -122,9 +124,26 @@ def short_chain(chain, plan) -> str | None:
     stand = next((h for h in reversed(chain) if h.answer and not h.generated), None)
     n = len({h.hop for h in chain if h.answer and not h.generated})
     asked = relations[n] if n < len(relations) else (subquestions[n] if n < len(subquestions) else "next hop")
-    asked = str(asked).removeprefix("rel:").replace("_", " ")
+    asked = _relation_words(asked)
+    if n < len(relations) and asked in {_relation_words(getattr(h.fact, "relation", "")) for h in chain if h.fact}:
+        return None  # the plan asks again for a relation the chain already took: one hop too many, not a gap
     entity = stand.answer if stand is not None else (getattr(plan, "topic", None) or "the question's entity")
     return f"the graph has no {asked!r} of {entity} (the chain reaches {n} of the {wanted} hops the plan asks for)"
+
+
+def _relation_words(relation) -> str:
+    return " ".join(str(relation or "").removeprefix("rel:").replace("_", " ").lower().split())
+
+
+# the answer-kind check's message (kgtool.reason.answer_kind) when the answer is a literal of another shape
+# or names no thing of the asked kind: the chain answered something the question did not ask for
+KIND_ASKED, NOT_OF_KIND = "the question asks for a ", "is not one"
+
+
+def other_kind(reason: str) -> bool:
+    """Is a reading-check reason the answer-kind check saying the answer is not of the kind asked at all (a
+    person where a year is asked)? Its softer findings (a place inside another place) stay doubts."""
+    return reason.startswith(KIND_ASKED) and NOT_OF_KIND in reason
 
 
 def unsupported_hops(chain) -> list[str]:

@@ -115,7 +115,9 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
         # reading it has (roles, WordNet's doers): a phrase it finds a hop for is explained
         left = [p for p in left if p not in getattr(read, "explained", ())]
         lacks, unread = abstain.reading_lacks(read, left, chain, settings)
-        doubts += unread + [g for g in read if not _restated(g, getattr(read, "found", None))]
+        rest = [g for g in read if not _restated(g, getattr(read, "found", None))]
+        lacks += [g for g in rest if abstain.other_kind(g)]
+        doubts += unread + [g for g in rest if not abstain.other_kind(g)]
         left = []
     if left:
         doubts.insert(0, "the chain does not explain " + ", ".join(repr(p) for p in left))

@@ -74,7 +74,9 @@ def print_trace(data: dict, methods=None) -> None:
     run = data["run"]
     console.print(styled((run["id"], "bold"), f" {run.get('method')}/{run.get('agents')} scope={run.get('scope')} "
                          f"status={run.get('status')} {run.get('latency_ms') or 0:.0f} ms tokens={run.get('tokens')}"))
-    console.print(f"Q: {run.get('question')}\nA: {run.get('answer')}")
+    console.print(f"Q: {run.get('question')}\nA: {run.get('answer')}"
+                  + (f"  (guess kept: {run['guess']})" if run.get("guess") else "")
+                  + (f"  confidence {run['confidence']:.2f}" if run.get("confidence") is not None else ""))
     if run.get("reason"):
         console.print(styled(("why: ", "yellow"), str(run["reason"])))
     for step in data["steps"]:
