@@ -264,3 +264,30 @@ def test_the_default_table_keeps_within_120_columns_and_wide_shows_every_column(
     console.print(wide)
     text = console.export_text()
     assert "backtracks/q" in text and "Acc 4-hop" in text
+
+
+def test_an_answer_of_another_kind_is_a_lack_and_a_plan_asking_twice_is_not_short():
+    from kgtool.core.types import CandidateFact
+    from kgtool.reason.explains import Gaps
+
+    plan = Plan(["a"], topic="T", topic_id="t", relations=["founded"])
+    got = settle("answered", "Rufus", [hop(1)], plan,
+                 reading_gaps=lambda: Gaps(["the question asks for a year; 'Rufus' is not one"]))
+    assert got.status == "no_answer" and got.guess == "Rufus" and "is not one" in got.reason
+    # a softer kind finding stays a doubt
+    got = settle("answered", "Velm", [hop(1)], plan,
+                 reading_gaps=lambda: Gaps(["the question asks for a city; 'Velm' lies in another place, which may "
+                                            "be the city"]))
+    assert got.status == "unverified"
+
+    def fact_hop(n, relation):
+        fact = CandidateFact(f"f{n}", "h", "H", relation, "t", "T", "H rel T")
+        return HopState(f"s{n}", n, f"q{n}", "e", "E", fact, "x", "X")
+
+    twice = Plan(["a", "b", "c"], topic="T", topic_id="t", relations=["rel:citizen_of", "rel:language", "rel:language"])
+    chain = [fact_hop(1, "citizen of"), fact_hop(2, "language")]
+    assert settle("answered", "X", chain, twice, reading_gaps=lambda: Gaps([])).status == "answered"
+    other = Plan(["a", "b", "c"], topic="T", topic_id="t", relations=["rel:citizen_of", "rel:language", "rel:mayor"])
+    got = settle("answered", "X", chain, other, reading_gaps=lambda: Gaps(["hop 2 follows a relation the question "
+                                                                          "does not name"]))
+    assert got.status == "no_answer" and "the graph has no 'mayor' of X" in got.reason
