@@ -291,7 +291,7 @@ class KnowledgeGraph(GraphServices):
         return "llm" if (self.settings.llm_base_url or self.settings.llm_api_key) else "offline"
 
     def answer(self, question: str, *, method: str = DEFAULT_METHOD, agents: str | None = None, scope=None,
-               **method_config) -> Answer:
+               min_confidence: float | None = None, **method_config) -> Answer:
         """Answer a multi-hop question with a registered method; the whole reasoning path is stored as a Run.
 
         method: a name from `kg.methods` (see `kgtool methods NAME`); method_config: that method's
@@ -300,20 +300,28 @@ class KnowledgeGraph(GraphServices):
         agents: "offline" or "llm" (default: llm when an endpoint is configured).
         scope: "all" (default: every edit in force), a list of case ids, or
         {"cases": [...], "batches": [...], "perturbation": id}; a case or batch no edit has is an error.
-        Returns a kgtool.core.types.Answer: the answer, the chain (facts with evidence),
-        run id, latency (load time apart), tokens, backtracks.
+        min_confidence: an answer whose confidence (0-1) is below it comes back `no_answer`, its guess kept.
+        Returns a kgtool.core.types.Answer: the answer (None for `no_answer`; `guess` then holds the
+        method's), status (answered / unverified / no_answer) and why, confidence, the chain (facts with
+        evidence), run id, latency (load time apart), tokens, backtracks.
         """
         scope = Scope.parse(scope)
         self.check_scope(scope)
-        return self._answer(question, method=method, agents=agents, scope=scope, **method_config)
+        if min_confidence is not None and not 0.0 <= float(min_confidence) <= 1.0:
+            from kgtool.errors import InputError
 
-    def _answer(self, question: str, *, method: str, agents: str | None, scope, **method_config) -> Answer:
+            raise InputError(f"min_confidence is a confidence in 0..1, got {min_confidence}")
+        return self._answer(question, method=method, agents=agents, scope=scope, min_confidence=min_confidence,
+                            **method_config)
+
+    def _answer(self, question: str, *, method: str, agents: str | None, scope, min_confidence: float | None = None,
+                **method_config) -> Answer:
         from kgtool.interrupt import closing_runs_on_signals
         from kgtool.reason.runner import run_method
 
         with closing_runs_on_signals(self.db):
             return run_method(self, question, method=method, agents=agents or self.default_agents(),
-                              scope=Scope.parse(scope), config=method_config)
+                              scope=Scope.parse(scope), config=method_config, min_confidence=min_confidence)
 
     def check_scope(self, scope) -> None:
         """Raise InputError when a scope names a case or batch no stored edit has, naming some that exist.

@@ -93,3 +93,10 @@ class GraphServices:
             return CachedEmbedder(inner, disk=for_embedder(self.settings.shared_cache, inner))
 
         return self._lazy("_embedder", build)
+
+    def unfinished_ingests(self) -> list[str]:
+        """How each ingest of the store that started and never finished is named to a user
+        (kgtool.health); the status rule does not answer while one is listed."""
+        from kgtool.health import unfinished_ingests, unfinished_message
+
+        return [unfinished_message(i) for i in unfinished_ingests(self.db)]

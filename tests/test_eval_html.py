@@ -135,3 +135,50 @@ def test_charts_render_to_scale_in_chromium(page, tmp_path):
         assert tools.js("!!document.getElementById('pwned') || document.body.hasAttribute('data-pwned')") is False
     finally:
         tools.close()
+
+
+def abstention_report() -> dict:
+    """sure: confident when right; unsure: confident when wrong; each with an unanswerable question."""
+    def r(method, i, right, confidence, status="answered", answerable=True):
+        em = float(right) if answerable else float(status == "no_answer")
+        return QuestionResult(id=f"q{i}", question=f"Question {i}", prediction=None if status == "no_answer" else "x",
+                              gold=["x"], em=em, f1=em, hop_correct=None, hops=1, status=status,
+                              run_id=f"run-{method}-{i}", latency_ms=1.0, answerable=answerable,
+                              confidence=confidence, guess_em=float(right) if answerable else 0.0)
+    sure = [r("sure", 0, True, 0.9), r("sure", 1, True, 0.8), r("sure", 2, False, 0.3, "unverified"),
+            r("sure", 3, False, 0.1, "no_answer", answerable=False)]
+    unsure = [r("unsure", 0, True, 0.1, "unverified"), r("unsure", 1, True, 0.2, "unverified"),
+              r("unsure", 2, False, 0.9), r("unsure", 3, False, 0.8, answerable=False)]
+    return EvalReport("qa", "mixed.jsonl", "jsonl", "offline", "all",
+                      [MethodRun("sure", "offline", sure, 1.0), MethodRun("unsure", "offline", unsure, 1.0)]).as_dict()
+
+
+def test_the_risk_coverage_curve_is_drawn_in_chromium(tmp_path):
+    data = abstention_report()
+    assert data["methods"]["sure"]["aurc"] < data["methods"]["unsure"]["aurc"]
+    path = tmp_path / "abstention.html"
+    path.write_text(render_report_html(data), encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    curves = marks(text, "risk-coverage")
+    assert [c["data-method"] for c in curves] == ["sure", "unsure"]
+    assert "no-answer P" in text and "AURC" in text
+    tools = DevTools(path.as_uri(), tmp_path / "profile")
+    try:
+        deadline = time.monotonic() + 30
+        while not tools.js("document.readyState == 'complete' && !!document.getElementById('chart-risk-coverage')"):
+            assert time.monotonic() < deadline, "the page never finished loading"
+            time.sleep(0.1)
+        shape = tools.js("(function(){var o={};document.querySelectorAll('polyline.curve').forEach(function(n){"
+                         "var r=n.getBoundingClientRect();o[n.getAttribute('data-method')]={w:r.width,h:r.height,"
+                         "n:n.points.numberOfItems};});return o;})()")
+        # each curve spans the coverage axis and has a point per distinct confidence
+        assert shape["sure"]["w"] > 300 and shape["sure"]["n"] == 4 and shape["sure"]["h"] > 10
+        assert shape["unsure"]["w"] > 300 and shape["unsure"]["n"] == 4
+        # at the first point (a quarter answered) sure is right and unsure wrong: sure's point is drawn lower
+        first = tools.js("(function(){var o={};document.querySelectorAll('circle.point').forEach(function(n){"
+                         "var m=n.getAttribute('data-method');if(!(m in o))o[m]=n.getBoundingClientRect().top;});"
+                         "return o;})()")
+        assert first["sure"] > first["unsure"]
+        assert tools.js("performance.getEntriesByType('resource').length") == 0
+    finally:
+        tools.close()

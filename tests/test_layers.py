@@ -42,7 +42,7 @@ REASON_LAYERS = [
     # the trace recorder and its page
     ("trace", "trace_html"),
     # one answer's context and the status rule
-    ("context", "status"),
+    ("context", "status", "abstain"),
     # the steps every method composes
     ("steps",),
     # role implementations and their factory

@@ -63,14 +63,23 @@ def _check_method(method: str, config: dict) -> None:
                    "hybrid, hybrid+linked, dense+walk, dense+linked+walk, hybrid+walk (graph walks), ... "
                    "(see `kgtool eval retrieval`).")
 @click.option("--top", default=5, show_default=True, help="How many passages --passages shows.")
-def ask(question, file_, agents, method, settings_, scope, as_json, preset, top):
+@click.option("--min-confidence", type=click.FloatRange(0.0, 1.0), default=None, metavar="C",
+              help="Give no answer (the guess kept in the trace) when the answer's confidence (0-1) is below C.")
+def ask(question, file_, agents, method, settings_, scope, as_json, preset, top, min_confidence):
     """Answer a multi-hop QUESTION (or every question in -f FILE) and print the chain.
+
+    Three outcomes: "A: ..." (answered: the chain explains the whole question, every hop a fact),
+    "A (unverified guess): ..." (a supported chain whose reading is uncertain) and "No answer: ..."
+    (what the graph lacks, named; the method's guess stays in the trace). Each has a confidence
+    (0-1); --min-confidence turns an answer below it into no answer.
 
     Each reasoning path is stored in Neo4j; see it with `kgtool trace show RUN_ID`
     (`kgtool trace list` lists the runs). With -f, an expected "answer" in the
-    file is checked and the exit code is 1 if any answer differs; a question
-    that cannot be answered is reported on one line and the rest are answered
-    (exit code 1).
+    file (or "answerable": false) is checked: the exit code is 1 when an answer
+    marked answered is wrong or an expected answer is missed (no answer, or a
+    wrong guess); a right unverified guess and a no answer to an unanswerable
+    question are not counted. A question that cannot be answered at all is
+    reported on one line, the rest are answered, and the exit code is 1.
 
     Bounds: a question of at most 2,000 characters and no word over 100
     (KGTOOL_MAX_QUESTION_CHARS, KGTOOL_MAX_WORD_CHARS); above them it is refused
@@ -89,7 +98,7 @@ def ask(question, file_, agents, method, settings_, scope, as_json, preset, top)
         for number, item in enumerate(items, start=1):
             try:
                 result = kg.answer(item["question"], method=method, agents=agents, scope=scope_option(scope),
-                                   **config)
+                                   min_confidence=min_confidence, **config)
             except Exception as exc:  # noqa: BLE001 - with -f, one question's failure does not stop the file
                 if not file_:
                     raise
@@ -102,13 +111,11 @@ def ask(question, file_, agents, method, settings_, scope, as_json, preset, top)
                 click.echo(json.dumps(result.as_dict(), ensure_ascii=False, default=str))
             else:
                 print_answer(result)
-            if expected is not None:
-                from kgtool.eval.mquake import matches
-
-                ok = matches(result.answer, expected, item.get("aliases", []))
-                wrong += not ok
+            if expected is not None or item.get("answerable") is False:
+                ok, counted = expected_outcome(item, result)
+                wrong += counted
                 if not as_json:
-                    print_expected(expected, ok)
+                    print_expected(expected if expected is not None else "no answer", ok)
     if wrong:
         sys.exit(1)
 
@@ -121,6 +128,19 @@ def _report_failed(path, number: int, exc: Exception, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"question_number": number, "status": "failed", "error": message}, ensure_ascii=False))
     click.echo(f"error: {path}: question {number}: {message}", err=True)
+
+
+def expected_outcome(item: dict, result) -> tuple[bool, bool]:
+    """(is the outcome right, does it count against the exit code) for a file item with an expected
+    "answer" or "answerable": false. Counted: an `answered` answer that is wrong, and a missed answer (no
+    answer, or a wrong guess, to a question with one); not counted: a right unverified guess, and
+    abstaining (or guessing, marked unverified) on a question the file marks unanswerable."""
+    from kgtool.eval.mquake import matches
+
+    if item.get("answerable") is False:
+        return result.status == "no_answer", result.status == "answered"
+    ok = matches(result.answer, item["answer"], item.get("aliases", []))
+    return ok, not ok
 
 
 def _show_passages(items, preset, top, scope, as_json) -> None:

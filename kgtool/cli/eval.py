@@ -45,8 +45,11 @@ def _eval_options(what: str):
                      help="Write the report as JSON: per method under methods.<name> (with one method also at "
                           "top level), with every question's result."),
         click.option("--html", "html_out", type=click.Path(dir_okay=False),
-                     help="Write a self-contained HTML page: accuracy by method and hop count, latency and "
-                          "backtracks per method."),
+                     help="Write a self-contained HTML page: accuracy by method and hop count, abstention "
+                          "(risk-coverage curve), latency and backtracks per method."),
+        click.option("--wide", is_flag=True,
+                     help="Show every column (EM, F1, Acc by hop count, p90, tokens, backtracks, fallbacks, "
+                          "statuses); by default the table keeps within 120 characters."),
     ]
 
     def decorate(fn):
@@ -57,11 +60,11 @@ def _eval_options(what: str):
     return decorate
 
 
-def _run_eval(evaluate, json_out, html_out):
+def _run_eval(evaluate, json_out, html_out, wide=False):
     """Run `evaluate(kg, progress)` under a progress bar, print the side-by-side table, write the files."""
     with connect() as kg:
         report = run_with_progress("answering", "method", lambda progress: evaluate(kg, progress))
-    print_eval(report.as_dict(), json_out, html_out)
+    print_eval(report.as_dict(), json_out, html_out, wide=wide)
 
 
 @eval_.command("mquake")
@@ -70,7 +73,8 @@ def _run_eval(evaluate, json_out, html_out):
               help="Edits in force per case: its own (1), its group of --k cases (k), or all.")
 @click.option("--k", default=100, show_default=True, help="Group size for --scope k.")
 @_eval_options("cases")
-def eval_mquake(path, scope, k, methods, agents, workers, limit, perturb, keep_perturbation, json_out, html_out):
+def eval_mquake(path, scope, k, methods, agents, workers, limit, perturb, keep_perturbation, json_out, html_out,
+                wide):
     """Acc, Hop-Acc, EM and F1 of every method on an MQuAKE file (ingest it first).
 
     Acc counts a case when any of its questions gets the new answer or an
@@ -82,7 +86,7 @@ def eval_mquake(path, scope, k, methods, agents, workers, limit, perturb, keep_p
     formats.check_kind(path, formats.MQUAKE)
     _run_eval(lambda kg, progress: kg.evaluate_mquake(
         path, methods=methods, scope=scope, k=k, agents=agents, workers=workers, limit=limit, perturb=perturb,
-        keep_perturbation=keep_perturbation, progress=progress), json_out, html_out)
+        keep_perturbation=keep_perturbation, progress=progress), json_out, html_out, wide)
 
 
 @eval_.command("qa")
@@ -91,7 +95,7 @@ def eval_mquake(path, scope, k, methods, agents, workers, limit, perturb, keep_p
               help="jsonl ({\"id\", \"question\", \"answers\": [...], \"hops\"?}), hotpotqa, musique, 2wiki, or "
                    "pathquestion (question<TAB>answers[<TAB>path]). Default: from the extension (.jsonl, .txt).")
 @_eval_options("questions")
-def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbation, json_out, html_out):
+def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbation, json_out, html_out, wide):
     """EM, F1, Acc and (where the data has gold hops) Hop-Acc of every method on a multi-hop QA file.
 
     Answers are compared after SQuAD normalisation (lowercase, no punctuation
@@ -102,7 +106,7 @@ def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbati
     formats.detect_format(path, fmt, formats.QA)
     _run_eval(lambda kg, progress: kg.evaluate_qa(
         path, format=fmt, methods=methods, agents=agents, workers=workers, limit=limit, perturb=perturb,
-        keep_perturbation=keep_perturbation, progress=progress), json_out, html_out)
+        keep_perturbation=keep_perturbation, progress=progress), json_out, html_out, wide)
 
 
 @eval_.command("retrieval")

@@ -201,8 +201,11 @@ class Answer:
     load_ms: float = 0.0
     error: str | None = None
     reason: str | None = None  # why the status is not `answered` (e.g. no entity of the question is in the graph)
+    # 0-1 from the evidence the status rule read (kgtool.reason.abstain); None for a failed question
+    confidence: float | None = None
+    guess: str | None = None  # a `no_answer`'s best guess, kept from its chain (the answer is None)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in (
             "question", "answer", "answer_id", "chain", "run_id", "method", "agents", "status", "reason",
-            "latency_ms", "load_ms", "tokens", "backtracks", "plan", "error")}
+            "confidence", "guess", "latency_ms", "load_ms", "tokens", "backtracks", "plan", "error")}

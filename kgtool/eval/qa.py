@@ -23,12 +23,21 @@ from kgtool.eval.report import EvalReport, MethodRun, QuestionResult
 
 
 def score(item: QAItem, answer) -> QuestionResult:
+    """One question scored; on an unanswerable one (`answerable: false`) abstaining is right (SQuAD 2.0)."""
+    guess = answer.answer or getattr(answer, "guess", None)
+    if item.answerable:
+        em, f1 = exact_match(answer.answer, item.answers), max_f1(answer.answer, item.answers)
+        guess_em = exact_match(guess, item.answers)
+    else:
+        em = f1 = float(answer.status == "no_answer")
+        guess_em = 0.0
     return QuestionResult(
         id=item.id, question=item.question, prediction=answer.answer, gold=list(item.answers),
-        em=exact_match(answer.answer, item.answers), f1=max_f1(answer.answer, item.answers),
-        hop_correct=chain_matches(answer.chain, item.hop_answers) if item.hop_answers else None,
+        em=em, f1=f1,
+        hop_correct=chain_matches(answer.chain, item.hop_answers) if item.hop_answers and item.answerable else None,
         hops=item.hops, status=answer.status, run_id=answer.run_id, latency_ms=answer.latency_ms,
-        tokens=answer.tokens, backtracks=answer.backtracks, error=answer.error,
+        tokens=answer.tokens, backtracks=answer.backtracks, error=answer.error, answerable=item.answerable,
+        confidence=getattr(answer, "confidence", None), guess_em=guess_em, reason=getattr(answer, "reason", None),
     )
 
 

@@ -11,8 +11,10 @@ Formats (`read_qa(path, format)`):
   optional ``aliases`` (list of strings). Optional: ``id`` (string or number;
   default ``L<line>``), ``hops`` (positive integer) and ``hop_answers`` (the
   gold entity of every hop, each a string or a list of a name and its aliases;
-  it gives Hop-Acc and, without ``hops``, the hop count). Other fields are
-  ignored, so ``ingest/sample/questions.jsonl`` reads as is.
+  it gives Hop-Acc and, without ``hops``, the hop count), ``answerable``
+  (true by default; ``false`` marks a question the graph cannot answer: its
+  ``answers`` may be empty or left out, and any given are kept only for display).
+  Other fields are ignored, so ``ingest/sample/questions.jsonl`` reads as is.
 - ``hotpotqa``: the HotpotQA JSON list (``_id``, ``question``, ``answer``); every
   question has 2 hops.
 - ``musique``: MuSiQue (``id``, ``question``, ``answer``, ``answer_aliases``,
@@ -61,6 +63,8 @@ class QAItem:
     # the gold entity of each hop (a name and its aliases), when the data has them: gives Hop-Acc
     hop_answers: tuple[tuple[str, ...], ...] | None = None
     source: str = ""  # file:line
+    # False: the right outcome is `no_answer` (scored by the abstention measures, kgtool.eval.abstention)
+    answerable: bool = True
 
 
 @dataclass
@@ -237,9 +241,13 @@ def _unique(values) -> tuple[str, ...]:
 def _from_jsonl(record: Any, where: str) -> QAItem:
     record = _object(record)
     question = _text(record, "question")
+    answerable = record.get("answerable", True)
+    if not isinstance(answerable, bool):
+        raise _Bad(f'"answerable" must be true or false, got {answerable!r}')
     answers = _texts(record, "answers") + ([_text(record, "answer")] if record.get("answer") is not None else [])
-    if not answers:
-        raise _Bad('no gold answer: give "answers" (a list of strings) or "answer"')
+    if not answers and answerable:
+        raise _Bad('no gold answer: give "answers" (a list of strings) or "answer", '
+                   'or mark the question "answerable": false')
     hop_answers = None
     if record.get("hop_answers") is not None:
         raw = record["hop_answers"]
@@ -252,7 +260,8 @@ def _from_jsonl(record: Any, where: str) -> QAItem:
     if hops is not None and hop_answers is not None and hops != len(hop_answers):
         raise _Bad(f'"hops" is {hops} but "hop_answers" has {len(hop_answers)} entries')
     return QAItem(_id(record, ("id",), where), question, _unique(answers + _texts(record, "aliases")),
-                  hops if hops is not None else (len(hop_answers) if hop_answers else None), hop_answers, where)
+                  hops if hops is not None else (len(hop_answers) if hop_answers else None), hop_answers, where,
+                  answerable=answerable)
 
 
 def _from_hotpotqa(record: Any, where: str) -> QAItem:

@@ -14,9 +14,14 @@ em, f1, hop_acc), latency_ms (p50, p90, mean), tokens_per_question,
 backtracks_per_question, status (counts), failed (questions whose run failed or raised),
 fallbacks (LLM role fallbacks to the offline role, summed over the runs), fallback_questions (questions with
 at least one), unusable_replies and reasks (LLM replies that stayed unusable, re-asks), answered (how many questions the method marked `answered`),
-status_precision (the share of those that are right, EM; None when none was), seconds, and results (one per
-question: id, question, prediction, gold, em, f1, hop_correct, hops, status,
-run_id, latency_ms, tokens, backtracks, error, role_fallbacks, unusable_replies, reasks). A question whose answering raised
+status_precision (the share of those that are right, EM; None when none was), the abstention measures of
+kgtool.eval.abstention (answerable, unanswerable, acc_answerable, no_answer_precision, no_answer_recall,
+no_answer_f1, coverage, selective_acc, answered_unanswerable, outcomes, aurc, risk_coverage), seconds, and
+results (one per question: id, question, prediction, gold, em, f1, hop_correct, hops, status,
+run_id, latency_ms, tokens, backtracks, error, role_fallbacks, unusable_replies, reasks, answerable,
+confidence, guess_em, reason). On a question the data marks unanswerable, em and f1 are 1 for `no_answer` and 0
+otherwise (SQuAD 2.0), so acc/em over a mixed file is SQuAD 2.0's overall figure and `acc_answerable` the
+answerable questions' own. A question whose answering raised
 (a statement that kept failing, an LLM endpoint that is down) counts as wrong with
 status 'failed' and its error, and is listed in the notes: one question never ends
 the evaluation. MQuAKE runs carry `cases`: acc and
@@ -28,6 +33,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
+from kgtool.eval.abstention import abstention_summary
 from kgtool.eval.metrics import mean, percentile
 
 
@@ -51,6 +57,10 @@ class QuestionResult:
     role_fallbacks: int = 0
     unusable_replies: int = 0
     reasks: int = 0
+    answerable: bool = True  # False: the data marks the question unanswerable (`no_answer` is right)
+    confidence: float | None = None  # the Run's confidence (0-1) in its answer or guess
+    guess_em: float = 0.0  # EM of the method's best guess (its answer, or the guess a `no_answer` kept)
+    reason: str | None = None  # why the status is not `answered` (the Run's reason)
 
 
 @dataclass
@@ -138,6 +148,7 @@ def method_summary(run: MethodRun) -> dict:
         "status": dict(sorted(Counter(r.status for r in results).items())),
         **outcome_counts(results),
         **status_precision(results),
+        **abstention_summary(results),
         "seconds": round(run.seconds, 2),
         "results": [asdict(r) for r in results],
     })
@@ -204,8 +215,11 @@ def precision_text(summary: dict) -> str:
     return "-" if precision is None else f"{precision:.3f} of {summary.get('answered', 0)}"
 
 
-def rich_table(data: dict):
-    """One row per method: accuracy (overall and by hop count), cost and outcome counts."""
+def rich_table(data: dict, *, wide: bool = False):
+    """One row per method. By default the columns that fit 120 characters: accuracy (overall, on the
+    answerable questions), what `answered` is worth (precision, coverage), abstention (no-answer precision and
+    recall, AURC), p50 latency and failures; `wide` adds EM, F1, Acc by hop count, p90, tokens, backtracks,
+    fallbacks and the status counts."""
     from rich.table import Table
 
     methods = data["methods"]
@@ -215,17 +229,32 @@ def rich_table(data: dict):
         p = data["perturbation"]
         title += f", perturbation {p['id']} (drop {p['drop']}, distract {p['distract']}, seed {p['seed']})"
     table = Table(title=title)
-    columns = ["method", "cases" if data["kind"] == "mquake" else "questions", "Acc", "Hop-Acc", "EM", "F1",
-               *[f"Acc {h}-hop" for h in hop_counts], "answered prec.", "p50 ms", "p90 ms", "tokens/q",
-               "backtracks/q", "failed", "fallbacks", "status"]
-    for col in columns:
+    cells = {  # column -> the cell of a summary; compact columns first, in order
+        "method": lambda n, s: n,
+        "cases" if data["kind"] == "mquake" else "q": lambda n, s: str(s.get("cases", s["questions"])),
+        "Acc": lambda n, s: _fmt(s["acc"]),
+        "Hop-Acc": lambda n, s: _fmt(s["hop_acc"]),
+        "Acc ans.": lambda n, s: _fmt(s.get("acc_answerable")),
+        "answered prec.": lambda n, s: precision_text(s),
+        "cover.": lambda n, s: _fmt(s.get("coverage"), 2),
+        "NoAns P/R": lambda n, s: f"{_fmt(s.get('no_answer_precision'), 2)}/{_fmt(s.get('no_answer_recall'), 2)}",
+        "AURC": lambda n, s: _fmt(s.get("aurc")),
+        "p50 ms": lambda n, s: _fmt(s["latency_ms"]["p50"], 1),
+        "failed": lambda n, s: str(s.get("failed", "-")),
+    }
+    if wide:
+        cells.update({
+            "EM": lambda n, s: _fmt(s["em"]), "F1": lambda n, s: _fmt(s["f1"]),
+            **{f"Acc {h}-hop": (lambda n, s, h=h: _fmt(s["by_hops"][h]["acc"]) if h in s["by_hops"] else "-")
+               for h in hop_counts},
+            "p90 ms": lambda n, s: _fmt(s["latency_ms"]["p90"], 1),
+            "tokens/q": lambda n, s: _fmt(s["tokens_per_question"], 1),
+            "backtracks/q": lambda n, s: _fmt(s["backtracks_per_question"], 2),
+            "fallbacks": lambda n, s: fallback_text(s),
+            "status": lambda n, s: ", ".join(f"{k} {v}" for k, v in s["status"].items()),
+        })
+    for col in cells:
         table.add_column(col, justify="left" if col in ("method", "status") else "right")
     for name, s in methods.items():
-        table.add_row(
-            name, str(s.get("cases", s["questions"])), _fmt(s["acc"]), _fmt(s["hop_acc"]), _fmt(s["em"]),
-            _fmt(s["f1"]), *[_fmt(s["by_hops"][h]["acc"]) if h in s["by_hops"] else "-" for h in hop_counts],
-            precision_text(s), _fmt(s["latency_ms"]["p50"], 1), _fmt(s["latency_ms"]["p90"], 1), _fmt(s["tokens_per_question"], 1),
-            _fmt(s["backtracks_per_question"], 2), str(s.get("failed", "-")), fallback_text(s),
-            ", ".join(f"{k} {v}" for k, v in s["status"].items()),
-        )
+        table.add_row(*[cell(name, s) for cell in cells.values()])
     return table

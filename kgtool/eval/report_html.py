@@ -12,6 +12,9 @@ so they can be checked without reading pixels:
   hops        Acc per method for each hop count (grouped bars)
   latency     latency per question per method (box: p25-p75, median, whiskers min-max, p90 tick)
   backtracks  share of questions with 0, 1, 2 and 3+ backtracks per method (stacked bar), mean labelled
+  risk-coverage  the risk-coverage curve per method (kgtool.eval.abstention): a polyline
+              (class "curve", data-method, data-aurc) through its points (class "point",
+              data-coverage, data-risk); the legend names each method with its AURC
 """
 from __future__ import annotations
 
@@ -240,13 +243,53 @@ def _backtracks_chart(methods: dict) -> str:
     return "".join(out)
 
 
+def _risk_coverage_chart(methods: dict) -> str:
+    """Risk (share wrong) against coverage (share answered, most confident first), one curve per method."""
+    curves = {m: s.get("risk_coverage") or [] for m, s in methods.items()}
+    if not any(curves.values()):
+        return '<p class="none" id="chart-risk-coverage">No confidences in this report (an older kgtool).</p>'
+    top, left, plot_w, plot_h = 30, 50, W - 80, 200
+    bottom = top + plot_h
+    names = [f"{m} (AURC {_num(methods[m].get('aurc'))})" for m in curves]
+    legend_y = bottom + 44
+    height = int(legend_y + (_legend_rows(names) - 1) * LEGEND_ROW + 12)
+    out = [f'<svg id="chart-risk-coverage" class="chart" viewBox="0 0 {W} {height}" width="{W}" height="{height}" '
+           'role="img" aria-label="Risk-coverage curve">',
+           f'<text x="{left}" y="18" class="title">Risk (share wrong) by coverage, most confident answers first</text>']
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y, x = bottom - tick * plot_h, left + tick * plot_w
+        out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>'
+                   f'<text x="{left - 6}" y="{y + 4:.1f}" class="axis" text-anchor="end">{tick:.2f}</text>'
+                   f'<text x="{x:.1f}" y="{bottom + 16}" class="axis" text-anchor="middle">{tick:.2f}</text>')
+    out.append(f'<text x="{left + plot_w / 2:.1f}" y="{bottom + 30}" class="axis" text-anchor="middle">'
+               'coverage</text>')
+    for i, (method, points) in enumerate(curves.items()):
+        xy = [(left + c * plot_w, bottom - r * plot_h) for c, r in points]
+        if len(xy) == 1:  # one confidence for every question: a flat step from no coverage to it
+            xy.insert(0, (left, xy[0][1]))
+        color = _color(i)
+        out.append(f'<polyline class="curve" data-chart="risk-coverage" data-method="{_esc(method)}" '
+                   f'data-aurc="{_num(methods[method].get("aurc"), 4)}" fill="none" stroke="{color}" '
+                   f'stroke-width="2" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in xy)}"/>')
+        for c, r in points:
+            out.append(f'<circle class="point" data-method="{_esc(method)}" data-coverage="{c:.4f}" '
+                       f'data-risk="{r:.4f}" cx="{left + c * plot_w:.1f}" cy="{bottom - r * plot_h:.1f}" r="2.5" '
+                       f'fill="{color}"><title>{_esc(method)}: coverage {c:.2f}, risk {r:.2f}</title></circle>')
+    out.append(_legend(names, [_color(i) for i in range(len(names))], legend_y))
+    out.append("</svg>")
+    return "".join(out)
+
+
 def _summary_table(methods: dict, kind: str) -> str:
-    head = ["method", "cases" if kind == "mquake" else "questions", "Acc", "Hop-Acc", "EM", "F1", "answered prec.",
+    head = ["method", "cases" if kind == "mquake" else "questions", "Acc", "Hop-Acc", "EM", "F1", "Acc answerable",
+            "answered prec.", "coverage", "no-answer P", "no-answer R", "AURC",
             "p50 ms", "p90 ms", "tokens/q", "backtracks/q", "failed", "fallbacks", "status"]
     rows = []
     for name, s in methods.items():
         cells = [name, str(s.get("cases", s.get("questions"))), _num(s.get("acc")), _num(s.get("hop_acc")),
-                 _num(s.get("em")), _num(s.get("f1")), precision_text(s), _num(s["latency_ms"]["p50"], 1),
+                 _num(s.get("em")), _num(s.get("f1")), _num(s.get("acc_answerable")), precision_text(s),
+                 _num(s.get("coverage")), _num(s.get("no_answer_precision")), _num(s.get("no_answer_recall")),
+                 _num(s.get("aurc")), _num(s["latency_ms"]["p50"], 1),
                  _num(s["latency_ms"]["p90"], 1), _num(s.get("tokens_per_question"), 1),
                  _num(s.get("backtracks_per_question"), 2), str(s.get("failed", "-")), fallback_text(s),
                  ", ".join(f"{k} {v}" for k, v in (s.get("status") or {}).items())]
@@ -294,7 +337,7 @@ def render_report_html(data: dict) -> str:
     body = (f"<h1>Evaluation: {_esc(', '.join(methods))}</h1><dl>{meta}</dl>"
             + _summary_table(methods, data.get("kind", ""))
             + '<div class="charts">' + _accuracy_chart(methods) + _hops_chart(methods) + _latency_chart(methods)
-            + _backtracks_chart(methods) + "</div>" + _questions_table(methods))
+            + _backtracks_chart(methods) + _risk_coverage_chart(methods) + "</div>" + _questions_table(methods))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">

@@ -42,6 +42,7 @@ from typing import Callable, Sequence
 
 from kgtool.core.text import light_stem, normalise_label
 from kgtool.core.types import CandidateFact
+from kgtool.reason.abstain import best_relation
 from kgtool.reason.answer_kind import asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.question import QuestionReading, Segment, read_question
@@ -65,6 +66,7 @@ EXACT = 0.999  # the fit of a phrase to the relation it names outright (its labe
 class ReadingGaps:
     unexplained: list[str] = field(default_factory=list)  # phrases no hop explains
     named_elsewhere: list[tuple[str, str]] = field(default_factory=list)  # (phrase, the relation it names)
+    named_of: list[str] = field(default_factory=list)  # per named_elsewhere entry: the entity of its hop
     unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
@@ -93,11 +95,14 @@ class ReadingGaps:
 class Gaps(list):
     """The reasons a chain does not explain its question (a list of strings, as the status rule takes
     them), and the phrases it does explain: the planner's own list of phrases it left (status.settle)
-    gives way to this check, which reads the chain actually taken with every reading it has."""
+    gives way to this check, which reads the chain actually taken with every reading it has. `found` (the
+    check's ReadingGaps) and `best_relation(phrase) -> (label, fit)` feed kgtool.reason.abstain."""
 
-    def __init__(self, reasons=(), explained=()):
+    def __init__(self, reasons=(), explained=(), found: "ReadingGaps | None" = None, best_relation=None):
         super().__init__(reasons)
         self.explained = frozenset(explained)
+        self.found = found
+        self.best_relation = best_relation
 
 
 class ReadingCheck:
@@ -158,9 +163,11 @@ class ReadingCheck:
                 continue
             if facts[fits[seg].index(best)].fact_id.startswith(PASSAGE_HOP):
                 continue  # a passage answered what this phrase asks: no relation of the graph to compare
-            named = self._named_instead(texts[seg], best, facts[fits[seg].index(best)])
-            if named is not None:
+            taken = facts[fits[seg].index(best)]
+            named = self._named_instead(texts[seg], best, taken)
+            if named is not None:  # of the entity the hop stands on: the head, or the tail read backwards
                 gaps.named_elsewhere.append((seg.text, named))
+                gaps.named_of.append(taken.tail if taken.direction == "in" else taken.head)
         extra = self._clause_verbs(reading, segments, hops, fits, gaps)
         gaps.unnamed_hops = self._unnamed([*segments, *extra], {**fits, **extra}, len(hops))
         for seg, (label, h) in turned.items():
@@ -412,7 +419,7 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
     if not all(getattr(f, "stated", True) for f in facts):
         # relations read off passages are phrasings, not a vocabulary: a phrase such a relation seems to explain
         # does not overrule the planner's own list (MuSiQue dev: wrong answers were let through)
-        gaps = Gaps(gaps)
+        gaps = Gaps(gaps, found=gaps.found, best_relation=gaps.best_relation)
     last = chain[-1]
     if last.fact is not None:
         # a stated fact is typed by stated relations only: a kind word the documents' extraction made a
@@ -443,7 +450,7 @@ def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: 
                          reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)),
                          kin=lambda hop, key: relation_of_hops_part(kg.db, hop, key))
     found = check.check(read_question(question, span), facts)
-    return Gaps(found.reasons(), found.explained)
+    return Gaps(found.reasons(), found.explained, found, lambda phrase: best_relation(check, phrase))
 
 
 SUBJECTS = 1000  # subjects of the hop's relation looked at for the other relation (a bound on the read)

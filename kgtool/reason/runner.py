@@ -41,7 +41,8 @@ def build_method(kg, name: str, config: dict):
     return kg.methods.create_with(name, config, settings=kg.settings)
 
 
-def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, config: dict) -> Answer:
+def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, config: dict,
+               min_confidence: float | None = None) -> Answer:
     question = clean_question(question)
     check_question(question, max_chars=int(kg.settings.max_question_chars),
                    max_word_chars=int(kg.settings.max_word_chars))  # before anything links it
@@ -75,12 +76,17 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
                 question_mentions=lambda: len(kg.catalog.link_mentions(question)),
                 reading_gaps=lambda: chain_gaps(kg, plans.inner, question, outcome.chain, followed),
                 text_gaps=lambda: TextEvidence(kg.db, session, scope).gaps(question, outcome.chain, outcome.answer,
-                                                                           outcome.answer_id))
+                                                                           outcome.answer_id),
+                unfinished=getattr(kg, "unfinished_ingests", None),  # kgtool.health, through the services
+                min_confidence=min_confidence, gamma=chosen.config().get("gamma", kg.settings.gamma))
+            shown = outcome.answer if settled.answer_shown else None  # a no_answer keeps its guess in the trace
+            shown_id = outcome.answer_id if settled.answer_shown else None
             latency_ms = (time.perf_counter() - t0) * 1000
-            finish = trace.finish_fields(answer=outcome.answer, answer_id=outcome.answer_id, status=settled.status,
+            finish = trace.finish_fields(answer=shown, answer_id=shown_id, status=settled.status,
                                          latency_ms=latency_ms, load_ms=load_ms, usage=usage,
                                          backtracks=outcome.backtracks,
                                          chain_step_ids=[h.step_id for h in outcome.chain], reason=settled.reason)
+            finish.update(confidence=settled.confidence, guess=settled.guess)
             if outcome.final_verdict is not None:
                 step_id, verdict, round_ = outcome.final_verdict
                 if settled.no_entity:
@@ -92,9 +98,9 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
         except BaseException as exc:
             _record_failure(trace, exc, t0, load_ms, usage)
             raise
-    return Answer(question, outcome.answer, outcome.answer_id, [h.as_chain_entry() for h in outcome.chain],
+    return Answer(question, shown, shown_id, [h.as_chain_entry() for h in outcome.chain],
                   trace.run_id, method, agents, settled.status, latency_ms, usage.tokens, outcome.backtracks,
-                  outcome.plan, load_ms, reason=settled.reason)
+                  outcome.plan, load_ms, reason=settled.reason, confidence=settled.confidence, guess=settled.guess)
 
 
 class _PlanLog:

@@ -20,8 +20,17 @@ settles every method's outcome here, once:
   from text, an answer the text confirms: of the kind asked, a literal of the shape asked, or a
   comparison with evidence read of each side (kgtool.reason.text_evidence; not contradicted is
   not confirmed, and a chain of stated facts is never asked);
-- failing any of these, an answer is `unverified` (its partial chain kept) and
-  no answer is `no_answer`;
+- failing any of these, the outcome is one of two a user can act on (kgtool.reason.abstain):
+  `no_answer` when the graph lacks what the question asks: no entity of the question is in it, a hop of
+  the chain has no fact (the chain stops short of the plan, or a hop rests on nothing), or a part of the
+  question names a relation the entity lacks or no relation of the graph expresses; the reason names it
+  ("the graph has no 'mother' of Pell Arden", "no relation of the graph expresses 'instrument'"), and
+  the method's answer stays in the trace as its guess. Otherwise `unverified`: a supported chain whose
+  reading is uncertain (the judge did not accept it, a hop the question does not name, a phrase read
+  against the relation's direction, the text does not confirm it), shown as a guess;
+- a store with an unfinished ingest (kgtool.health.unfinished_ingests) never answers: the reason names it;
+- every outcome has a confidence (0-1) from the same evidence (kgtool.reason.abstain.confidence), and a
+  caller's `min_confidence` turns an answer below it into `no_answer`, its guess kept;
 - either way the Run and the result say why (`reason`); when no entity of the
   question is in the graph, the reason says exactly that.
 """
@@ -31,6 +40,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from kgtool.core.types import Plan
+from kgtool.reason import abstain
 from kgtool.reason.context import HopState
 
 NO_ENTITY = "no entity of the question is in the graph"
@@ -41,13 +51,23 @@ class Settled:
     status: str  # answered | unverified | no_answer
     reason: str | None  # why the status is not `answered` (None when it is)
     no_entity: bool = False  # nothing of the question linked to the graph
+    confidence: float = 0.0  # 0-1, kgtool.reason.abstain.confidence
+    guess: str | None = None  # the method's answer a `no_answer` keeps only as a guess (in the trace)
+
+    @property
+    def answer_shown(self) -> bool:
+        """Does the result show the method's answer (as the answer or, `unverified`, as a guess)?"""
+        return self.status != "no_answer"
 
 
 def settle(method_status: str, answer: str | None, chain: Sequence[HopState], plan: Plan | None, *,
            method_reason: str | None = None,
            question_mentions: Callable[[], int] | None = None,
            reading_gaps: Callable[[], list[str]] | None = None,
-           text_gaps: Callable[[], list[str]] | None = None) -> Settled:
+           text_gaps: Callable[[], list[str]] | None = None,
+           unfinished: Callable[[], list[str]] | None = None,
+           min_confidence: float | None = None, gamma: float | None = None,
+           settings: abstain.AbstainSettings = abstain.SETTINGS) -> Settled:
     """The honest status of a method's outcome (see the module docstring).
 
     `plan` is the plan of the whole question the chain followed (None when the
@@ -56,31 +76,65 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
     mentions that link to the graph, and is asked only when the run never stood
     on an entity; `reading_gaps` scores the question's relation phrases against
     the chain's relations (kgtool.reason.explains) and lists what does not fit,
-    asked only of a chain that passes every other check; `text_gaps` reads what the passages say of the
+    asked of every chain whose hops all have a fact; `text_gaps` reads what the passages say of the
     answer (kgtool.reason.text_evidence), asked only of a chain that reads text (`reads_text`) and passes
-    every other check: a chain of stated facts is never asked.
+    every other check: a chain of stated facts is never asked. `unfinished` lists the store's unfinished
+    ingests, named (kgtool.health.unfinished_message); `min_confidence` turns an answer below it into
+    `no_answer`; `gamma` is the method's N_eff bar (the confidence's focus part).
     """
+    notes = list(unfinished()) if unfinished is not None else []
+
+    def outcome(lacks: list[str], doubts: list[str], accepted: bool) -> Settled:
+        value = abstain.confidence(accepted=accepted, chain=chain, plan=plan, doubts=len(doubts),
+                                   lacks=len(lacks), unfinished=bool(notes), gamma=gamma, settings=settings)
+        status = "no_answer" if lacks or not answer else ("unverified" if doubts or notes else "answered")
+        reasons = lacks + doubts + notes
+        if status != "no_answer" and min_confidence is not None and value < min_confidence:
+            status = "no_answer"
+            reasons.append(f"confidence {value:.2f} is below the minimum {min_confidence:g}")
+        return Settled(status, "; ".join(reasons) or None, confidence=value if answer else 0.0,
+                       guess=answer if status == "no_answer" else None)
+
     if not _stood_on_entity(chain, plan) and question_mentions is not None and question_mentions() == 0:
-        return Settled("unverified" if answer else "no_answer", NO_ENTITY, no_entity=True)
+        settled = outcome([NO_ENTITY], [], False)
+        return Settled(settled.status, settled.reason, True, settled.confidence, settled.guess)
     if not answer:
-        return Settled("no_answer", method_reason or _first_gap(chain, plan) or "no chain reached an answer")
+        lacks = [g for g in (abstain.short_chain(chain, plan), *abstain.unsupported_hops(chain)) if g]
+        return outcome(lacks or [method_reason or "no chain reached an answer"], [], False)
     left = _left_by_plan(plan)
-    gaps = [g for g in (_short(chain, plan), _unsupported(chain), _peer_link(chain, plan)) if g]
+    lacks = abstain.unsupported_hops(chain)
+    short = abstain.short_chain(chain, plan)
+    peer = _peer_link(chain, plan)
     judged = [] if method_status == "answered" else [method_reason or "the method's own check did not accept the chain"]
-    if not judged and not gaps and reading_gaps is not None:
+    doubts = list(judged)
+    if peer:  # the entity lacks what was asked: the chain reached it through another entity of its kind
+        lacks.append(peer)
+    if not lacks and reading_gaps is not None:
         read = reading_gaps()
         # the planner saw only its own plan and scorer; the reading check reads the chain taken with every
         # reading it has (roles, WordNet's doers): a phrase it finds a hop for is explained
         left = [p for p in left if p not in getattr(read, "explained", ())]
-        gaps = list(read)
+        lacks, unread = abstain.reading_lacks(read, left, chain, settings)
+        rest = [g for g in read if not _restated(g, getattr(read, "found", None))]
+        lacks += [g for g in rest if abstain.other_kind(g)]
+        doubts += unread + [g for g in rest if not abstain.other_kind(g)]
+        left = []
     if left:
-        gaps.insert(0, "the chain does not explain " + ", ".join(repr(p) for p in left))
-    gaps = judged + gaps
-    if not gaps and text_gaps is not None and reads_text(chain):
-        gaps = list(text_gaps())
-    if gaps:
-        return Settled("unverified", "; ".join(gaps))
-    return Settled("answered", None)
+        doubts.insert(0, "the chain does not explain " + ", ".join(repr(p) for p in left))
+    if short:  # a chain short of its plan lacks a hop unless it explains the whole question (a plan too long)
+        (lacks if lacks or doubts != judged or reading_gaps is None else doubts).insert(0, short)
+    if not lacks and not doubts and text_gaps is not None and reads_text(chain):
+        doubts = list(text_gaps())
+    return outcome(lacks, doubts, accepted=not judged)
+
+
+def _restated(gap: str, found) -> bool:
+    """Is a reading-check reason one abstain.reading_lacks restates (an unexplained phrase, a relation
+    the question names elsewhere)? Those count once, as it says them."""
+    if gap.startswith("the chain does not explain "):
+        return True
+    named = getattr(found, "named_elsewhere", None) or []
+    return any(gap == f"{p!r} names the relation {r!r} better than the chain's hop does" for p, r in named)
 
 
 def reads_text(chain: Sequence[HopState]) -> bool:
@@ -105,32 +159,3 @@ def _peer_link(chain: Sequence[HopState], plan: Plan | None) -> str | None:
     taken = {h.fact.fact_id for h in chain if getattr(h, "fact", None) is not None}
     found = [reason for fact_id, reason in (getattr(plan, "peer_links", None) or []) if fact_id in taken]
     return "; ".join(found) or None
-
-
-def _planned_hops(plan: Plan | None) -> int:
-    """How many hops the plan asks for: its relation path when it chose one, else its sub-questions."""
-    if plan is None:
-        return 0
-    relations = getattr(plan, "relations", None) or []
-    return len(relations) if relations else len(plan.subquestions)
-
-
-def _short(chain: Sequence[HopState], plan: Plan | None) -> str | None:
-    reached = len({h.hop for h in chain if h.answer})
-    wanted = _planned_hops(plan)
-    if wanted and reached < wanted:
-        return f"the chain reaches {reached} of the {wanted} hops the plan asks for"
-    return None
-
-
-def _unsupported(chain: Sequence[HopState]) -> str | None:
-    """Hops whose answer rests on no stored fact or passage (generated, or with no answer)."""
-    bad = sorted({h.hop for h in chain if h.generated or not h.answer})
-    if not bad:
-        return None
-    return "hop " + ", ".join(map(str, bad)) + (" is" if len(bad) == 1 else " are") + \
-        " not supported by a fact or passage"
-
-
-def _first_gap(chain: Sequence[HopState], plan: Plan | None) -> str | None:
-    return _short(chain, plan) or _unsupported(chain)

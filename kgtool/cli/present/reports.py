@@ -143,13 +143,14 @@ def run_with_progress(label: str, field: str, work):
         lazy.stop()
 
 
-def print_eval(data: dict, json_out, html_out) -> None:
-    """The side-by-side table of an evaluation, its notes, and the JSON and HTML files."""
+def print_eval(data: dict, json_out, html_out, *, wide: bool = False) -> None:
+    """The side-by-side table of an evaluation (within 120 columns; `wide`: every column), its notes, and the
+    JSON and HTML files."""
     from rich.measure import Measurement
 
     from kgtool.eval.report import rich_table
 
-    table = rich_table(data)
+    table = rich_table(data, wide=wide)
     # a pipe or a file gets the table at its natural width instead of squeezed into 80 columns
     natural = Measurement.get(console, console.options.update_width(1000), table).maximum
     (console if console.is_terminal else make_console(width=max(console.width, natural))).print(table)

@@ -9,12 +9,27 @@ from kgtool.cli.present import console, figure, styled
 
 
 def print_answer(result) -> None:
-    """One answer: the question, the answer with its cost and run id, the chain, and why when it has none."""
+    """One answer: the question, the outcome (an answer, an unverified guess, or no answer with what the
+    graph lacks), its confidence, cost and run id, the chain, and why when it is not `answered`."""
     console.print(styled(("Q: ", "bold"), result.question))
-    console.print(styled(("A: ", "bold"), result.answer or "(no answer)",
-                         (f"  ({result.status}, {result.latency_ms:.0f} ms, {result.tokens} tokens, "
-                          f"{result.backtracks} backtrack(s), run {result.run_id})", "dim")))
+    confidence = getattr(result, "confidence", None)
+    cost = (f"  ({result.status}" + (f", confidence {confidence:.2f}" if confidence is not None else "")
+            + f", {result.latency_ms:.0f} ms, {result.tokens} tokens, {result.backtracks} backtrack(s), "
+              f"run {result.run_id})", "dim")
     reason = getattr(result, "reason", None)
+    guess = getattr(result, "guess", None)
+    if result.status == "answered":
+        console.print(styled(("A: ", "bold"), result.answer or "", cost))
+    elif result.status == "unverified" and result.answer:
+        console.print(styled(("A (unverified guess): ", "bold yellow"), result.answer, cost))
+    elif result.status == "failed":
+        console.print(styled(("Failed: ", "bold red"), str(result.error or reason or "see its run"), cost))
+        reason = None
+    else:
+        console.print(styled(("No answer: ", "bold"), str(reason or "no chain reached an answer"), cost))
+        if guess:
+            console.print(styled(("   guess kept in the trace: ", "dim"), str(guess)))
+        reason = None
     if reason:
         console.print(styled(("   why: ", "yellow"), str(reason)))
     for step in result.chain:
@@ -60,7 +75,9 @@ def print_trace(data: dict, methods=None) -> None:
     run = data["run"]
     console.print(styled((run["id"], "bold"), f" {run.get('method')}/{run.get('agents')} scope={run.get('scope')} "
                          f"status={run.get('status')} {run.get('latency_ms') or 0:.0f} ms tokens={run.get('tokens')}"))
-    console.print(f"Q: {run.get('question')}\nA: {run.get('answer')}")
+    console.print(f"Q: {run.get('question')}\nA: {run.get('answer')}"
+                  + (f"  (guess kept: {run['guess']})" if run.get("guess") else "")
+                  + (f"  confidence {run['confidence']:.2f}" if run.get("confidence") is not None else ""))
     if run.get("reason"):
         console.print(styled(("why: ", "yellow"), str(run["reason"])))
     for step in data["steps"]:

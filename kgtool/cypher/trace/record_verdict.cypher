@@ -11,7 +11,8 @@
 //         guidance, round,
 //         finish (null, or {answer, answer_id, status, reason, error, latency_ms, load_ms, tokens, prompt_tokens,
 //                  completion_tokens, llm_calls, llm_structured_calls, llm_unusable_replies, llm_unparseable_replies, llm_reasks,
-//                  llm_format_fallbacks, llm_role_fallbacks, llm_trimmed_prompts, backtracks, chain_step_ids})
+//                  llm_format_fallbacks, llm_role_fallbacks, llm_trimmed_prompts, backtracks, chain_step_ids,
+//                  confidence, guess})
 // returns: verdict_id
 MATCH (r:Run {id: $p.run_id})
 CREATE (v:Verdict {id: $p.verdict_id, valid: $p.valid, taxonomy: $p.taxonomy, error_type: $p.error_type,

@@ -201,6 +201,36 @@ UNANSWERABLE = [
     ("What is the religion of Nadia Krell?", "religion"),
     ("Who was the doctoral advisor of the founder of Ondry Records?", "doctoral advisor of that person"),
     ("In what year was Brant Shipping founded?", "founding year"),
+    # added with the abstention measures: (question, what the graph lacks, kind)
+    ("Who is the mother of Teodor Quill?", "mother of that person", "missing relation"),
+    ("Where did Livia Brant study?", "education of that person", "missing relation"),
+    ("What does Caspar Ondry do for a living?", "occupation of that person", "missing relation"),
+    ("Which company employs Greta Hollis?", "employer of that person", "missing relation"),
+    ("Who is the mayor of Quellport?", "mayor of that city", "missing relation"),
+    ("In which city was the spouse of Yara Tesch born?", "spouse of that person", "missing hop fact"),
+    ("What is the occupation of the CEO of Ondry Records?", "chief executive of that company",
+     "missing hop fact"),
+    ("Which river flows through the city where Ilse Varnok's mother was born?", "river of that city",
+     "missing hop fact"),
+    ("Who is the mayor of the capital of Coralind?", "mayor of that city", "missing hop fact"),
+    ("Where was the doctoral advisor of Teodor Quill born?", "doctoral advisor of that person",
+     "missing hop fact"),
+    ("Which river runs through the city where Velm Motors is based?", "river of that city", "missing hop fact"),
+    ("Who founded the company that owns Velm Motors?", "owner of that company", "missing hop fact"),
+    ("Where was Bertil Amsvoe born?", "the person", "entity absent"),
+    ("Who founded Grellwick Foods?", "the company", "entity absent"),
+    ("What is the capital of Pardonia?", "the country", "entity absent"),
+    ("Who is married to Ottoline Vasch?", "the person", "entity absent"),
+    ("How tall is Ilse Varnok?", "height", "relation never used"),
+    ("When is Teodor Quill's birthday?", "birth date", "relation never used"),
+    ("Which political party does Anton Vey belong to?", "party", "relation never used"),
+    ("How many employees does Brant Shipping have?", "staff count", "relation never used"),
+    ("What is the area of Coralind?", "area", "relation never used"),
+    ("Which company did Teodor Quill found?", "a company he founded", "false premise"),
+    ("Which film did Yara Tesch direct?", "a film she directed", "false premise"),
+    ("Who is the author of Northern Static?", "author of a film", "false premise"),
+    ("Who is the CEO of Harnbury?", "chief executive of a city", "false premise"),
+    ("Which company does Piet Varnok's wife run?", "wife of that person", "false premise"),
 ]
 
 
@@ -243,9 +273,10 @@ def write_questions(here: Path, facts, questions, unanswerable) -> None:
                                   "hops": len(chain), "hop_answers": hops,
                                   "chain": [s.lstrip("^") for s in chain]}) + "\n")
     with open(here / "unanswerable.jsonl", "w", encoding="utf-8") as out:
-        for i, (question, missing) in enumerate(unanswerable, 1):
-            out.write(json.dumps({"id": f"u{i:02d}", "question": question, "answers": ["(no answer)"],
-                                  "answerable": False, "missing": missing}) + "\n")
+        for i, (question, missing, *kind) in enumerate(unanswerable, 1):
+            out.write(json.dumps({"id": f"u{i:02d}", "question": question, "answers": [],
+                                  "answerable": False, "missing": missing,
+                                  **({"kind": kind[0]} if kind else {})}) + "\n")
 
 
 if __name__ == "__main__":

@@ -250,6 +250,26 @@ def main() -> None:
     write_unanswerable()
 
 
+# written by hand with the abstention measures: (question, what the graph lacks, kind)
+HAND_UNANSWERABLE = [
+    ("Who is the mother of Rosalind Varga?", "mother of that person", "missing relation"),
+    ("Where was the father of Noemi Brenner born?", "father of that person", "missing hop fact"),
+    ("Which company employs the wife of Oswin Kowalczyk?", "employer of that person", "missing hop fact"),
+    ("Who is the spouse of the mayor of Tarsk?", "spouse of that person", "missing hop fact"),
+    ("Who founded the company where Horatio Quarry works?", "employer of that person", "missing hop fact"),
+    ("Where was Tobiah Wrenfield born?", "the person", "entity absent"),
+    ("Who is the CEO of Harrowgate Textiles?", "the company", "entity absent"),
+    ("What is the capital of Zandoria?", "the country", "entity absent"),
+    ("How old is Perpetua Varga?", "age", "relation never used"),
+    ("What is the share price of Quillon Press?", "share price", "relation never used"),
+    ("Which language is spoken in Lunmark?", "language", "relation never used"),
+    ("Which company did Maximin Varga found?", "a company he founded", "false premise"),
+    ("Who is the son of Dorian Brenner?", "a child of that person", "false premise"),
+    ("Who is the mayor of Kessaria?", "mayor of a country", "false premise"),
+    ("Which city is the capital of Ambrel?", "capital of a city", "false premise"),
+]
+
+
 def write_unanswerable() -> None:
     """Questions with a hop the graph lacks: a relation it never states, or one the entity lacks."""
     people = sorted(GENDER)
@@ -279,6 +299,9 @@ def write_unanswerable() -> None:
     for j, p in enumerate(no_father[:6]):
         rows.append({"id": f"u-fa{j + 1}", "question": f"Where was {possessive(p)} father born?",
                      "answers": ["(no answer)"], "answerable": False, "missing": "father of " + p})
+    for j, (question, missing, kind) in enumerate(HAND_UNANSWERABLE, 1):
+        rows.append({"id": f"u-h{j:02d}", "question": question, "answers": [], "answerable": False,
+                     "missing": missing, "kind": kind})
     with open(HERE / "unanswerable.jsonl", "w") as f:
         for row in rows:
             f.write(json.dumps(row) + "\n")

@@ -1,0 +1,178 @@
+"""What the status rule (kgtool.reason.status) needs to tell "the graph lacks it" from "the reading is
+uncertain", and the confidence of an outcome.
+
+Lacks (the outcome is `no_answer`, the reason names what is missing):
+- a hop of the chain has no fact: a hop's answer rests on no fact or passage, or the chain stops
+  short of the hops its plan asks for ("the graph has no '<relation>' of <entity>") and the reading
+  check finds a part of the question the chain does not explain (a plan may ask one hop too many:
+  a chain that explains the whole question is not short of anything);
+- a part of the question that no hop explains and no relation of the graph fits at the reading
+  check's bar (`AbstainSettings.expresses_nothing`), in a chain that took a hop the question does not
+  name to a last hop no phrase asks for (it answered something else): "no relation of the graph
+  expresses '<phrase>'";
+- a part of the question that names a relation of the graph outright (`names_outright`: its label or
+  a phrasing of it) that the chain's entity does not have (the reading check's `named_elsewhere`, or
+  an unexplained phrase): "the graph has no '<relation>' of <entity>";
+- a hop to another thing of the same kind by a link the question does not name (the planner's peer
+  links): the entity lacks the asked relation, and the answer past the link is another entity's;
+- an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
+  the chain reached no fact of the asked kind.
+Everything else that keeps a chain from `answered` is a doubt about its reading (`unverified`),
+among them a part of the question that the matcher fits only loosely to any relation in a chain
+that does not stray: a paraphrase the graph may well express. The bars are the settings below, set
+from the development sets (tests/data paraphrase, handwritten, handwritten2): right answers'
+unexplained paraphrases fit 0.05-0.7 and unanswerable questions' missing relations 0-0.42, so a low
+fit alone is not a lack; in chains that stray, right answers' unexplained phrases fit 0.56 and up.
+
+Confidence (0-1), from the evidence the rule read, a weighted mean of four parts:
+
+    confidence = (w_judge * judge + w_support * support + w_reading * reading + w_focus * focus)
+                 / (w_judge + w_support + w_reading + w_focus)
+
+- judge: 1 when the method's own check (critic, N_eff sufficiency, verifier, step checks) accepted
+  the chain, else 0;
+- support: the share of the planned hops the chain reached with a fact or passage;
+- reading: 1 without a doubt or lack about the reading, else `1 - reading_cost * count`, at least 0;
+- focus: the mean over the hops that recorded one of min(1, gamma / N_eff) (the hop's candidate
+  pool: 1 when it is as focused as the method's own sufficiency bar asks; 1 without N_eff).
+An outcome the graph lacks something for is then scaled by `lack_factor`, and one in a store with an
+unfinished ingest by `unfinished_factor`. The weights are the settings below, hand-set (not fitted):
+they order the outcomes answered > unverified > no_answer and, within each, by how much evidence holds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class AbstainSettings:
+    """The named settings of the lack/doubt split and of the confidence (see the module docstring)."""
+
+    expresses: float = 0.5  # a relation of the graph fitting a phrase this well expresses it (offline_fit's bar)
+    names_outright: float = 0.95  # a phrase fitting a relation this well names it (its label or a phrasing)
+    # in a chain that strays (a hop the question does not name, a last hop no phrase asks for), a phrase no
+    # relation fits this well is a part the graph cannot express
+    expresses_nothing: float = 0.5
+    w_judge: float = 0.35  # weight of the method's own acceptance
+    w_support: float = 0.3  # weight of the share of planned hops reached with a fact
+    w_reading: float = 0.25  # weight of the reading check (no doubt or lack)
+    w_focus: float = 0.1  # weight of the hops' N_eff against the method's gamma
+    reading_cost: float = 0.5  # what each doubt or lack about the reading takes off the reading part
+    lack_factor: float = 0.3  # the graph lacks a part of the question: the guess's confidence is scaled by it
+    unfinished_factor: float = 0.5  # an ingest of the store did not finish
+    gamma: float = 1.5  # N_eff bar when the method records none (the methods' own default)
+
+
+SETTINGS = AbstainSettings()
+
+
+def best_relation(check, phrase: str) -> tuple[str | None, float]:
+    """The relation of the graph that expresses `phrase` best by a reading check's scorer and vocabulary
+    (kgtool.reason.explains.ReadingCheck), and its fit; (None, 0.0) without a vocabulary."""
+    if check.vocabulary is None or not phrase.strip():
+        return None, 0.0
+    check.scorer.prepare([(phrase, True)])
+    best: tuple[str | None, float] = (None, 0.0)
+    for key in check.vocabulary.candidates(phrase, check.scorer.vectors(phrase)):
+        prof = check.profile_of(key, (check.vocabulary.phrases.get(key) or [key])[0])
+        fit = check.scorer.score(phrase, prof)
+        if fit > best[1]:
+            best = (prof.label or key, fit)
+    return best
+
+
+def reading_lacks(gaps, left: Sequence[str], chain=(),
+                  settings: AbstainSettings = SETTINGS) -> tuple[list[str], list[str]]:
+    """What the graph lacks for the question's parts, named, and the doubts about the reading that remain,
+    from the reading check's `gaps` (kgtool.reason.explains.Gaps) and the phrases the plan left to no hop
+    (`left`). A part no hop explains is a lack when the question names a relation of the graph outright
+    (fit >= `names_outright`: the entity lacks it) or when no relation expresses it at all (fit below
+    `expresses_nothing`) and the chain took a hop the question does not name to a last hop no phrase asks
+    for (it answered something else); between the two it is a doubt (a paraphrase the matcher scores low)."""
+    found = getattr(gaps, "found", None)
+    best = getattr(gaps, "best_relation", None) or (lambda _phrase: (None, 0.0))
+    # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
+    strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None
+    reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
+    lacks, doubts = [], []
+    for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
+        label, fit = best(phrase)
+        if label is not None and fit >= settings.names_outright:
+            lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
+        elif fit < settings.expresses_nothing and strays:
+            lacks.append(f"no relation of the graph expresses {phrase!r}")
+        else:
+            doubts.append(f"the chain does not explain {phrase!r}"
+                          + (f" (the graph's {label!r} may)" if label and fit >= settings.expresses else ""))
+    for (phrase, relation), entity in zip(found.named_elsewhere if found is not None else [],
+                                          found.named_of if found is not None else []):
+        label, fit = best(phrase)
+        if label == relation and fit >= settings.names_outright:
+            lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
+        else:
+            doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
+    return lacks, doubts
+
+
+def short_chain(chain, plan) -> str | None:
+    """The hop past the last one the chain reached, when it stops short of the hops its plan asks for:
+    what the plan asked of the last entity reached, named."""
+    relations = list(getattr(plan, "relations", None) or []) if plan is not None else []
+    subquestions = list(getattr(plan, "subquestions", None) or []) if plan is not None else []
+    wanted = len(relations) if relations else len(subquestions)
+    if not wanted or len({h.hop for h in chain if h.answer}) >= wanted:
+        return None
+    stand = next((h for h in reversed(chain) if h.answer and not h.generated), None)
+    n = len({h.hop for h in chain if h.answer and not h.generated})
+    asked = relations[n] if n < len(relations) else (subquestions[n] if n < len(subquestions) else "next hop")
+    asked = _relation_words(asked)
+    if n < len(relations) and asked in {_relation_words(getattr(h.fact, "relation", "")) for h in chain if h.fact}:
+        return None  # the plan asks again for a relation the chain already took: one hop too many, not a gap
+    entity = stand.answer if stand is not None else (getattr(plan, "topic", None) or "the question's entity")
+    return f"the graph has no {asked!r} of {entity} (the chain reaches {n} of the {wanted} hops the plan asks for)"
+
+
+def _relation_words(relation) -> str:
+    return " ".join(str(relation or "").removeprefix("rel:").replace("_", " ").lower().split())
+
+
+# the answer-kind check's messages (kgtool.reason.answer_kind) when the answer is a literal of another shape,
+# is filed elsewhere, or no fact of the asked kind ends at it: the chain answered something not asked for
+KIND_ASKED, NOT_OF_KIND = "the question asks for a ", ("is not one", "fact of the graph ends at")
+
+
+def other_kind(reason: str) -> bool:
+    """Is a reading-check reason the answer-kind check saying the answer is not of the kind asked at all (a
+    person where a year is asked)? Its softer findings (a place inside another place) stay doubts."""
+    return reason.startswith(KIND_ASKED) and any(marker in reason for marker in NOT_OF_KIND)
+
+
+def unsupported_hops(chain) -> list[str]:
+    """Hops whose answer rests on no fact or passage (generated, or with no answer)."""
+    out = []
+    for n in sorted({h.hop for h in chain if h.generated or not h.answer}):
+        h = next(h for h in chain if h.hop == n)
+        out.append(f"hop {n} has no fact in the graph ({h.query!r} of {h.entity or 'its entity'})")
+    return out
+
+
+def confidence(*, accepted: bool, chain, plan, doubts: int, lacks: int, unfinished: bool,
+               gamma: float | None = None, settings: AbstainSettings = SETTINGS) -> float:
+    """The confidence of an outcome (the module docstring's formula)."""
+    s = settings
+    relations = list(getattr(plan, "relations", None) or []) if plan is not None else []
+    wanted = len(relations) or len(getattr(plan, "subquestions", None) or []) or len({h.hop for h in chain}) or 1
+    supported = len({h.hop for h in chain if h.answer and not h.generated})
+    support = min(1.0, supported / wanted)
+    reading = max(0.0, 1.0 - s.reading_cost * (doubts + lacks))
+    bar = gamma or s.gamma
+    neffs = [h.neff for h in chain if getattr(h, "neff", None)]
+    focus = sum(min(1.0, bar / n) for n in neffs) / len(neffs) if neffs else 1.0
+    total = s.w_judge + s.w_support + s.w_reading + s.w_focus
+    value = (s.w_judge * accepted + s.w_support * support + s.w_reading * reading + s.w_focus * focus) / total
+    if lacks:
+        value *= s.lack_factor
+    if unfinished:
+        value *= s.unfinished_factor
+    return round(max(0.0, min(1.0, value)), 4)

@@ -1,0 +1,293 @@
+"""Knowing when not to answer: three outcomes a user can act on, a confidence, and an evaluation that
+scores abstention.
+
+- the status rule (kgtool.reason.status, kgtool.reason.abstain): a hop with no fact is `no_answer`
+  naming what the graph lacks, with the method's answer kept as the guess; a supported chain the
+  method's judge did not accept is `unverified`; a store with an unfinished ingest never answers;
+- `min_confidence` turns an answer below it into `no_answer`, its guess kept;
+- `kgtool ask` shows "A:", "A (unverified guess):" and "No answer:", and `ask -f` counts only
+  answered-and-wrong and missed answers in its exit code;
+- the QA reader takes `answerable: false` with no answers, and the report's abstention measures.
+
+The graph is tests/data/status (small and fictional); the unanswerable sets are tests/data/*/unanswerable.jsonl.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgtool.cli import main
+from kgtool.core.types import Plan
+from kgtool.errors import InputError
+from kgtool.eval.abstention import abstention_summary, risk_coverage
+from kgtool.eval.qa_data import read_qa
+from kgtool.eval.report import QuestionResult
+from kgtool.reason.context import HopState
+from kgtool.reason.status import NO_ENTITY, settle
+
+DATA = Path(__file__).resolve().parent / "data"
+STATUS = DATA / "status"
+METHODS = ("care", "c2rag", "reagent", "safe", "vog")
+
+
+def hop(n: int, answer: str | None = "X", *, generated: bool = False, neff: float | None = None) -> HopState:
+    return HopState(f"s{n}", n, f"q{n}", "e", "E", None, "x" if answer else None, answer, generated, neff)
+
+
+# ------------------------------------------------------------------- the rule, without a database
+
+
+def test_a_hop_with_no_fact_is_no_answer_naming_what_the_graph_lacks_and_keeping_the_guess():
+    plan = Plan(["a", "b"], topic="T", topic_id="t", relations=["born_in", "mayor"])
+    got = settle("answered", "Velmstad", [hop(1, "Velmstad")], plan)
+    assert got.status == "no_answer" and got.guess == "Velmstad"
+    assert "the graph has no 'mayor' of Velmstad" in got.reason
+    got = settle("answered", "X", [hop(1), hop(2, generated=True)], plan)
+    assert got.status == "no_answer" and "hop 2 has no fact" in got.reason and got.guess == "X"
+
+
+def test_a_supported_chain_the_judge_did_not_accept_is_an_unverified_guess():
+    plan = Plan(["a", "b"], topic="T", topic_id="t", relations=["r1", "r2"])
+    got = settle("unverified", "X", [hop(1), hop(2)], plan, method_reason="grounding: no")
+    assert (got.status, got.reason, got.guess) == ("unverified", "grounding: no", None)
+    answered = settle("answered", "X", [hop(1), hop(2)], plan)
+    assert answered.status == "answered" and answered.reason is None
+    # the confidence orders the outcomes: answered above unverified above no_answer
+    lacking = settle("answered", "X", [hop(1)], plan)
+    assert answered.confidence > got.confidence > lacking.confidence > 0.0
+
+
+def test_no_entity_in_the_graph_is_no_answer_even_with_a_guess():
+    chain = [HopState("s1", 1, "q", None, "", None, "y", "Y")]
+    got = settle("unverified", "Y", chain, Plan(["q"]), question_mentions=lambda: 0)
+    assert (got.status, got.reason, got.no_entity, got.guess) == ("no_answer", NO_ENTITY, True, "Y")
+
+
+def test_an_unfinished_ingest_keeps_an_answer_from_answered_and_is_named():
+    plan = Plan(["a"], topic="T", topic_id="t", relations=["r1"])
+    message = "ingest of kg.jsonl did not finish: re-run it"
+    got = settle("answered", "X", [hop(1)], plan, unfinished=lambda: [message])
+    assert got.status == "unverified" and message in got.reason
+    assert got.confidence < settle("answered", "X", [hop(1)], plan).confidence
+
+
+def test_min_confidence_turns_an_answer_below_it_into_no_answer_with_its_guess():
+    plan = Plan(["a", "b"], topic="T", topic_id="t", relations=["r1", "r2"])
+    chain = [hop(1, neff=6.0), hop(2, neff=6.0)]  # a diffuse candidate pool: less focus
+    plain = settle("answered", "X", chain, plan)
+    assert plain.status == "answered" and plain.confidence < 1.0
+    got = settle("answered", "X", chain, plan, min_confidence=min(1.0, plain.confidence + 0.01))
+    assert got.status == "no_answer" and got.guess == "X" and "below the minimum" in got.reason
+    assert settle("answered", "X", chain, plan, min_confidence=plain.confidence).status == "answered"
+
+
+# ------------------------------------------------------------------- the evaluation's measures
+
+
+def result(status: str, *, right: bool = False, answerable: bool = True, confidence: float = 0.5,
+           guess_right: bool | None = None) -> QuestionResult:
+    em = float(right) if answerable else float(status == "no_answer")
+    return QuestionResult("q", "?", "A" if status != "no_answer" else None, ["A"], em, em, None, 1, status, "r", 1.0,
+                          answerable=answerable, confidence=confidence,
+                          guess_em=float(right if guess_right is None else guess_right) if answerable else 0.0)
+
+
+def test_the_abstention_measures_follow_squad2_and_selective_qa():
+    results = [result("answered", right=True, confidence=0.9),
+               result("answered", right=False, confidence=0.8),
+               result("unverified", right=True, confidence=0.5),
+               result("no_answer", confidence=0.1, guess_right=True),  # abstained on an answerable question
+               result("no_answer", answerable=False, confidence=0.2),
+               result("answered", answerable=False, confidence=0.7),
+               result("unverified", answerable=False, confidence=0.4)]
+    s = abstention_summary(results)
+    assert (s["answerable"], s["unanswerable"]) == (4, 3)
+    assert s["acc_answerable"] == pytest.approx(2 / 4)  # the abstention on an answerable question is wrong
+    assert s["no_answer_precision"] == pytest.approx(1 / 2) and s["no_answer_recall"] == pytest.approx(1 / 3)
+    assert s["coverage"] == pytest.approx(3 / 7) and s["selective_acc"] == pytest.approx(1 / 3)
+    assert s["answered_unanswerable"] == 1
+    assert s["outcomes"]["answerable"] == {"answered right": 1, "answered wrong": 1, "no_answer": 1,
+                                           "unverified right": 1}
+    assert s["outcomes"]["unanswerable"] == {"answered": 1, "no_answer": 1, "unverified": 1}
+    # the curve: most confident first; every guess is scored (right guesses: 0.9, 0.5, 0.1)
+    curve, aurc = risk_coverage(results)
+    assert curve[0] == [round(1 / 7, 4), 0.0] and curve[-1] == [1.0, round(4 / 7, 4)]
+    assert [c for c, _ in curve] == sorted(c for c, _ in curve)
+    risks = [0, 1 / 2, 2 / 3, 2 / 4, 3 / 5, 4 / 6, 4 / 7]  # order: .9 R, .8 W, .7 W, .5 R, .4 W, .2 W, .1 R
+    assert aurc == pytest.approx(sum(risks) / 7)
+
+
+def test_a_confidence_that_ranks_right_answers_first_has_the_lower_aurc():
+    good = [result("answered", right=True, confidence=0.9), result("answered", right=False, confidence=0.1)]
+    bad = [result("answered", right=True, confidence=0.1), result("answered", right=False, confidence=0.9)]
+    assert risk_coverage(good)[1] < risk_coverage(bad)[1]
+
+
+def test_the_qa_reader_takes_unanswerable_questions(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": "a", "question": "Who?", "answers": ["B"]}\n'
+                    '{"id": "u", "question": "What colour?", "answers": [], "answerable": false}\n'
+                    '{"id": "v", "question": "How tall?", "answerable": false}\n', encoding="utf-8")
+    items = read_qa(path).items
+    assert [(i.id, i.answerable, i.answers) for i in items] == [("a", True, ("B",)), ("u", False, ()),
+                                                                  ("v", False, ())]
+    path.write_text('{"id": "u", "question": "What?", "answers": []}\n'
+                    '{"id": "w", "question": "Who?", "answers": ["B"], "answerable": "no"}\n', encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_qa(path)
+    assert ':1: no gold answer' in str(err.value) and '"answerable": false' in str(err.value)
+    assert ':2: "answerable" must be true or false' in str(err.value)
+
+
+def test_each_own_unanswerable_set_has_thirty_questions_of_five_kinds():
+    for name in ("handwritten", "handwritten2", "paraphrase"):
+        items = [json.loads(line) for line in (DATA / name / "unanswerable.jsonl").read_text().splitlines()]
+        assert len(items) >= 30 and all(i["answerable"] is False for i in items), name
+        kinds = {i.get("kind") for i in items}
+        assert {"missing relation", "missing hop fact", "entity absent", "relation never used",
+                "false premise"} <= kinds, (name, kinds)
+        assert read_qa(DATA / name / "unanswerable.jsonl").items, name
+
+
+# ------------------------------------------------------------------- with the graph
+
+
+@pytest.fixture
+def status_kg(kg):
+    kg.ingest_facts(STATUS / "kg.jsonl")
+    return kg
+
+
+def status_questions(kind: str) -> list[dict]:
+    items = [json.loads(line) for line in (STATUS / "questions.jsonl").read_text().splitlines() if line.strip()]
+    return [q for q in items if q["id"].startswith(kind)]
+
+
+def test_a_missing_hop_is_no_answer_for_every_method_with_the_guess_in_the_trace(status_kg):
+    kg = status_kg
+    (item,) = [q for q in status_questions("u") if q["missing"] == "capital"]
+    for method in METHODS:
+        got = kg.answer(item["question"], method=method, agents="offline")
+        context = (method, got.status, got.answer, got.guess, got.reason)
+        assert got.status == "no_answer" and got.answer is None, context
+        assert "capital" in got.reason, context
+        row = kg.query("MATCH (r:Run {id: $id}) RETURN r.status AS s, r.answer AS a, r.guess AS g, "
+                       "r.confidence AS c", {"id": got.run_id})[1][0]
+        assert (row["s"], row["a"], row["g"]) == ("no_answer", None, got.guess), context
+        assert row["c"] == pytest.approx(got.confidence) and 0.0 <= got.confidence < 0.5, context
+
+
+def test_answered_questions_carry_a_high_confidence_on_the_run(status_kg):
+    kg = status_kg
+    item = status_questions("a")[0]
+    got = kg.answer(item["question"], method="care", agents="offline")
+    assert got.status == "answered" and got.confidence >= 0.8 and got.as_dict()["confidence"] == got.confidence
+    stored = kg.query("MATCH (r:Run {id: $id}) RETURN r.confidence AS c", {"id": got.run_id})[1][0]["c"]
+    assert stored == pytest.approx(got.confidence)
+    below = kg.answer(item["question"], method="care", agents="offline", min_confidence=1.0)
+    assert below.status == ("answered" if got.confidence >= 1.0 else "no_answer"), (got.confidence, below.reason)
+    with pytest.raises(InputError):
+        kg.answer(item["question"], method="care", agents="offline", min_confidence=1.5)
+
+
+def test_an_unfinished_ingest_marker_keeps_every_answer_from_answered(status_kg):
+    kg = status_kg
+    item = status_questions("a")[0]
+    with kg.db.session() as session:
+        session.run("CREATE (:Ingest {id: 'ingest-test', kind: 'facts', source: 'half.jsonl', "
+                    "started_at: datetime()})").consume()
+    try:
+        got = kg.answer(item["question"], method="care", agents="offline")
+        assert got.status == "unverified" and got.answer in item["answers"]
+        assert "ingest of half.jsonl did not finish: re-run it" in got.reason
+    finally:
+        with kg.db.session() as session:
+            session.run("MATCH (i:Ingest {id: 'ingest-test'}) DETACH DELETE i").consume()
+    assert kg.answer(item["question"], method="care", agents="offline").status == "answered"
+
+
+def cli_env(settings) -> dict:
+    return {"KGTOOL_HOME": str(settings.home), "KGTOOL_NEO4J_PORT": str(settings.neo4j_port),
+            "KGTOOL_RUNTIME_DIR": str(settings.runtime_dir), "NEO4J_URI": ""}
+
+
+def test_ask_shows_the_three_outcomes_and_counts_only_wrong_answers_and_misses(status_kg, neo4j_settings,
+                                                                             tmp_path):
+    (answerable,) = status_questions("a")[:1]
+    (lacking,) = [q for q in status_questions("u") if q["missing"] == "capital"]
+    env = cli_env(neo4j_settings)
+    out = CliRunner().invoke(main, ["ask", lacking["question"], "--agents", "offline"], env=env,
+                             catch_exceptions=False)
+    shown = " ".join(out.output.split())
+    assert out.exit_code == 0 and "No answer: " in shown and "capital" in shown, out.output
+    out = CliRunner().invoke(main, ["ask", answerable["question"], "--agents", "offline"], env=env,
+                             catch_exceptions=False)
+    shown = " ".join(out.output.split())
+    assert f"A: {answerable['answers'][0]}" in shown and "confidence" in shown, out.output
+    # -f: a right answer and a no answer to a question marked unanswerable count nothing
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"question": answerable["question"], "answer": answerable["answers"][0]}) + "\n"
+                         + json.dumps({"question": lacking["question"], "answerable": False}) + "\n")
+    out = CliRunner().invoke(main, ["ask", "-f", str(questions), "--agents", "offline"], env=env,
+                             catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    # an expected answer the graph cannot give is a missed answer: counted
+    questions.write_text(json.dumps({"question": lacking["question"], "answer": "Somewhere"}) + "\n")
+    out = CliRunner().invoke(main, ["ask", "-f", str(questions), "--agents", "offline"], env=env,
+                             catch_exceptions=False)
+    assert out.exit_code == 1, out.output
+    # --min-confidence is a confidence
+    out = CliRunner().invoke(main, ["ask", answerable["question"], "--min-confidence", "1.5"], env=env)
+    assert out.exit_code == 2 and "min-confidence" in out.output, out.output
+
+
+def test_the_default_table_keeps_within_120_columns_and_wide_shows_every_column():
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    from kgtool.eval.report import EvalReport, MethodRun, rich_table
+
+    runs = [MethodRun(m, "offline", [QuestionResult(f"q{i}", "?", "x", ["x"], 1.0, 1.0, True, 1 + i % 4, "answered",
+                                                    "r", 12345.6, answerable=bool(i % 3), confidence=0.5)
+                                     for i in range(12)], 1.0) for m in METHODS]
+    data = EvalReport("qa", "tests/data/handwritten/questions.jsonl", "jsonl", "offline", "all", runs).as_dict()
+    console = Console(width=1000, record=True)
+    narrow, wide = rich_table(data), rich_table(data, wide=True)
+    assert Measurement.get(console, console.options, narrow).maximum <= 120
+    assert Measurement.get(console, console.options, wide).maximum > 120
+    console.print(narrow)
+    text = console.export_text()
+    assert all(h in text for h in ("Acc ans.", "answered prec.", "NoAns P/R", "AURC")) and "backtracks/q" not in text
+    console.print(wide)
+    text = console.export_text()
+    assert "backtracks/q" in text and "Acc 4-hop" in text
+
+
+def test_an_answer_of_another_kind_is_a_lack_and_a_plan_asking_twice_is_not_short():
+    from kgtool.core.types import CandidateFact
+    from kgtool.reason.explains import Gaps
+
+    plan = Plan(["a"], topic="T", topic_id="t", relations=["founded"])
+    got = settle("answered", "Rufus", [hop(1)], plan,
+                 reading_gaps=lambda: Gaps(["the question asks for a year; 'Rufus' is not one"]))
+    assert got.status == "no_answer" and got.guess == "Rufus" and "is not one" in got.reason
+    # a softer kind finding stays a doubt
+    got = settle("answered", "Velm", [hop(1)], plan,
+                 reading_gaps=lambda: Gaps(["the question asks for a city; 'Velm' lies in another place, which may "
+                                            "be the city"]))
+    assert got.status == "unverified"
+
+    def fact_hop(n, relation):
+        fact = CandidateFact(f"f{n}", "h", "H", relation, "t", "T", "H rel T")
+        return HopState(f"s{n}", n, f"q{n}", "e", "E", fact, "x", "X")
+
+    twice = Plan(["a", "b", "c"], topic="T", topic_id="t", relations=["rel:citizen_of", "rel:language", "rel:language"])
+    chain = [fact_hop(1, "citizen of"), fact_hop(2, "language")]
+    assert settle("answered", "X", chain, twice, reading_gaps=lambda: Gaps([])).status == "answered"
+    other = Plan(["a", "b", "c"], topic="T", topic_id="t", relations=["rel:citizen_of", "rel:language", "rel:mayor"])
+    got = settle("answered", "X", chain, other, reading_gaps=lambda: Gaps(["hop 2 follows a relation the question "
+                                                                          "does not name"]))
+    assert got.status == "no_answer" and "the graph has no 'mayor' of X" in got.reason
