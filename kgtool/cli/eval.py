@@ -92,7 +92,8 @@ def eval_mquake(path, scope, k, methods, agents, workers, limit, perturb, keep_p
 @eval_.command("qa")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--format", "fmt", type=Choice(formats.QA.formats), default=None,
-              help="jsonl ({\"id\", \"question\", \"answers\": [...], \"hops\"?}), hotpotqa, musique, 2wiki, or "
+              help="jsonl ({\"id\", \"question\", \"answers\": [...], \"hops\"?, \"answerable\"?: false for a question "
+                   "the graph cannot answer}), hotpotqa, musique, 2wiki, or "
                    "pathquestion (question<TAB>answers[<TAB>path]). Default: from the extension (.jsonl, .txt).")
 @_eval_options("questions")
 def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbation, json_out, html_out, wide):
@@ -100,6 +101,9 @@ def eval_qa(path, fmt, methods, agents, workers, limit, perturb, keep_perturbati
 
     Answers are compared after SQuAD normalisation (lowercase, no punctuation
     or articles) with the gold answer and its aliases; Acc is exact match.
+    Questions marked "answerable": false are scored by abstention (SQuAD 2.0):
+    the table adds Acc on the answerable ones, answered precision, coverage,
+    no-answer precision/recall and the AURC of the risk-coverage curve.
     Every edit in the graph is in force. A bad record stops the run before
     any question is answered, and every bad line is listed (file:line).
     """

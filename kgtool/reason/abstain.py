@@ -10,9 +10,11 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   check's bar (`AbstainSettings.expresses_nothing`), in a chain that took a hop the question does not
   name to a last hop no phrase asks for (it answered something else): "no relation of the graph
   expresses '<phrase>'";
-- a part of the question that names a relation of the graph outright (`names_outright`: its label or
-  a phrasing of it) that the chain's entity does not have (the reading check's `named_elsewhere`, or
-  an unexplained phrase): "the graph has no '<relation>' of <entity>";
+- a part of the question that says a relation of the graph in its own words (and fits it at
+  `names_outright`) that the chain's entity does not have (the reading check's `named_elsewhere`, or
+  an unexplained phrase in a chain whose last hop no phrase asks for): "the graph has no '<relation>'
+  of <entity>". A phrase that only resembles a relation ("origin" of `country of origin`) is not one:
+  on MQuAKE dev such phrases sat in right chains that read them through another relation;
 - a hop to another thing of the same kind by a link the question does not name (the planner's peer
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
 - an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
@@ -98,7 +100,7 @@ def reading_lacks(gaps, left: Sequence[str], chain=(),
     lacks, doubts = [], []
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
         label, fit = best(phrase)
-        if label is not None and fit >= settings.names_outright:
+        if _says(phrase, label) and fit >= settings.names_outright and found is not None and found.weak_answer:
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")
@@ -108,11 +110,17 @@ def reading_lacks(gaps, left: Sequence[str], chain=(),
     for (phrase, relation), entity in zip(found.named_elsewhere if found is not None else [],
                                           found.named_of if found is not None else []):
         label, fit = best(phrase)
-        if label == relation and fit >= settings.names_outright:
+        if label == relation and _says(phrase, relation) and fit >= settings.names_outright:
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
             doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
     return lacks, doubts
+
+
+def _says(phrase: str, relation: str | None) -> bool:
+    """Does the phrase say the relation's own words ("father" of `father`), not a word that only resembles
+    them ("origin" of `country of origin`, "performances" of `performer`)?"""
+    return relation is not None and _relation_words(phrase) == _relation_words(relation)
 
 
 def short_chain(chain, plan) -> str | None:
