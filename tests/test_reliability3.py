@@ -400,3 +400,24 @@ def test_a_resolve_that_meets_a_concurrent_merge_finishes(probe_kg, tmp_path, mo
     ids = {r["id"] for r in probe_kg.query("MATCH (e:Entity) WHERE e.name STARTS WITH 'Halvard' "
                                            "RETURN e.id AS id")[1]}
     assert len(ids) == 1
+
+
+def test_eval_reports_a_failed_question_on_one_line_and_answers_the_rest(probe_kg, probe_server, tmp_path):
+    from kgtool.graph.server import LocalServer
+
+    qa = tmp_path / "qa.jsonl"
+    items = [{"id": "huge", "question": "b" * 200_000, "answers": ["x"]},
+             {"id": "lucene", "question": PROBES[1], "answers": ["Iskra Dunlevy"]},
+             {"id": "after", "question": "Who founded Velmora Labs?", "answers": ["Iskra Dunlevy"]}]
+    qa.write_text("".join(json.dumps(item) + "\n" for item in items))
+    report = tmp_path / "report.json"
+    server = LocalServer(probe_server)
+    pid = server.pid()
+    proc = subprocess.run([*CLI, "eval", "qa", str(qa), "--method", "c2rag", "--workers", "1", "--json", str(report)],
+                          env={**os.environ, **env_for(probe_server)}, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    failed = [line for line in (proc.stdout + proc.stderr).splitlines() if "question huge failed" in line]
+    assert len(failed) == 1 and "200,000 characters" in failed[0], proc.stdout[-3000:]
+    results = {r["id"]: r for r in json.loads(report.read_text())["methods"]["c2rag"]["results"]}
+    assert results["after"]["status"] != "failed" and results["lucene"]["status"] != "failed"
+    assert server.pid() == pid and server._bolt_answers(), "the server went down"
