@@ -11,6 +11,7 @@ import pytest
 
 from kgtool.ingest.facts import read_facts
 from kgtool.ingest.literals import detect, from_xsd, typed
+from kgtool.reason.agents.offline.answer_form import year_of_date_value
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -143,9 +144,9 @@ def test_equal_values_of_different_facts_stay_apart_and_round_trip_typed(kg, tmp
 
 
 def test_values_are_answered_by_the_offline_agents(kg, tmp_path):
-    """Counts and years come back as the values the file wrote. A day-precision date asked for its
-    year: C2RAG answers the year; the other methods answer the date as written (which holds the year):
-    shaping their answer to the year is the answer side's (see the report of issue 42)."""
+    """Counts and areas come back as the values the file wrote. A day-precision date asked for its
+    year: C2RAG answers the year; the other methods answer the date as written (which holds the year)
+    until the runner shapes the answer with year_of_date_value (the runner is not this change's)."""
     facts = tmp_path / "world.tsv"
     facts.write_text("head\trelation\ttail\ttail_type\n"
                      "Vardonia\tcapital\tKelmarsh\t\n"
@@ -164,6 +165,8 @@ def test_values_are_answered_by_the_offline_agents(kg, tmp_path):
         assert (area.answer, area.status) == ("41,290 km2", "answered"), (method, area.answer, area.status)
         year = kg.answer("In what year was Vardonia founded?", method=method, agents="offline")
         assert year.status == "answered" and "1648" in year.answer, (method, year.answer, year.status)
+        assert year_of_date_value(year.answer, year.answer_id, "In what year was Vardonia founded?") == "1648"
+        assert year_of_date_value(year.answer, year.answer_id, "When was Vardonia founded?") == year.answer
     assert kg.answer("In what year was Vardonia founded?", method="c2rag", agents="offline").answer == "1648"
     for method in ("c2rag", "safe", "vog"):
         year = kg.answer("In what year was the capital of Vardonia founded?", method=method, agents="offline")

@@ -139,9 +139,10 @@ def ingest_docs_cmd(path, fmt, extractor, strict, batch_size, json_out, on_dupli
 @ingest.command("facts")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--format", "fmt", type=Choice(formats.FACTS.formats), default=None,
-              help="tsv (head, relation, tail[, evidence] a line), jsonl ({head, relation, tail, evidence?, "
-                   "head_id?, tail_id?, relation_id?}) or nt (N-Triples). Default: from the extension "
-                   "(.tsv/.txt, .jsonl, .nt).")
+              help="tsv (head, relation, tail[, evidence] a line; or a header line naming columns among head, "
+                   "relation, tail, evidence, head_id, tail_id, relation_id, tail_type, tail_unit), jsonl ({head, "
+                   "relation, tail, evidence?, head_id?, tail_id?, relation_id?, tail_type?, tail_unit?}) or nt "
+                   "(N-Triples; xsd-typed literals are values). Default: from the extension (.tsv/.txt, .jsonl, .nt).")
 @click.option("--strict", is_flag=True, help="Validate everything first; write nothing if any line is bad.")
 @click.option("--batch-size", default=5000, show_default=True, help="Facts per transaction.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
@@ -152,7 +153,9 @@ def ingest_facts_cmd(path, fmt, strict, batch_size, json_out, bulk, resolve_with
 
     IRIs and names with underscores get readable names (the original kept as an
     alias); entities with the same name or Wikidata id are shared with edits and
-    documents. Re-running the same file changes nothing; `kgtool delete --source
+    documents; an id of the file's own (head_id, tail_id) keeps two things of one
+    name apart. A tail that is a number, date, boolean, quantity or URL (or that
+    tail_type types) is a value of its fact, never an entity others share. Re-running the same file changes nothing; `kgtool delete --source
     FILE` removes what only this file stated. Bad lines are skipped and listed
     (file:line and reason) and the exit code is 1.
     """

@@ -30,6 +30,9 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+# the id prefix of a literal's node (kgtool.ingest.load.GraphRows.literal)
+LITERAL_PREFIX = "lit:"
+
 # the types a file may state; "entity" and "string" say: not a detected value
 TYPES = ("entity", "string", "integer", "float", "number", "date", "year", "boolean", "url", "quantity")
 

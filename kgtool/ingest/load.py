@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 from kgtool.errors import InputError
 from kgtool.graph.db import Database
 from kgtool.ingest.linking import NAME_PREFIX, canonical_id, normalize
-from kgtool.ingest.literals import day_of
+from kgtool.ingest.literals import LITERAL_PREFIX, day_of
 from kgtool.ingest.records import BaseFact, Decision, EditRecord
 
 
@@ -104,7 +104,7 @@ class GraphRows:
         head, the relation and the value, so equal values of other facts are other nodes, and one
         value written two ways ("12 March 1990", "1990-03-12") for the same fact is one."""
         key = f"{head_id}\x1f{rel_key}\x1f{literal.datatype}\x1f{literal.lexical}\x1f{literal.unit or ''}"
-        lid = "lit:" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]
+        lid = LITERAL_PREFIX + hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]
         if lid not in self.entities:
             self.entities[lid] = {"id": lid, "name": literal.text, "norm": normalize(literal.text), "qid": None,
                                   "aliases": []}

@@ -364,3 +364,16 @@ def shape_answer(text: str | None, form: AnswerForm) -> str | None:
         m = _YEAR_ONLY.search(text)
         return m.group(1) if m else text
     return strip_disambiguation(text) or text
+
+
+def year_of_date_value(answer: str | None, answer_id: str | None, question: str | None) -> str | None:
+    """A date value (a fact file's typed literal, kgtool.ingest.literals) asked for its year ("In what
+    year ...") answers the year, not the date as the file wrote it ("12 March 1648" -> "1648"). Meant
+    for the whole question: the offline plans rephrase it ("What is the founded of X?") and lose the form."""
+    from kgtool.ingest.literals import LITERAL_PREFIX
+
+    if not answer or not answer_id or not answer_id.startswith(LITERAL_PREFIX) or not question:
+        return answer
+    form = answer_form(question)
+    return shape_answer(answer, form) if form.kind == "year" else answer
+
