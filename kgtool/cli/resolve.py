@@ -86,7 +86,8 @@ def _print_merges(rows: list[dict], title: str, limit: int = 50) -> None:
 @click.group("resolve", invoke_without_command=True)
 @click.option("--resolver", type=click.Choice(CHOICES), default=DEFAULT_RESOLVER, show_default=True,
               help="Which resolver proposes merges (the id resolver always runs first).")
-@click.option("--min-score", type=float, default=None, help="The resolver's threshold (default: its own).")
+@click.option("--min-score", type=float, default=None,
+              help="The resolver's threshold (default: its own; for evidence, bits of agreement: 9).")
 @click.option("--dry-run", is_flag=True, help="List the merges with scores and write nothing.")
 @click.option("--undo", "undo_ids", is_flag=False, flag_value="", multiple=True, metavar="ID",
               help="Undo merges exactly: --undo ID (repeatable, or ID,ID), --undo --ingest PASS|FILE (every merge "

@@ -153,17 +153,16 @@ def apply_merges(db: Database, merges: list[Candidate], pass_id: str | None = No
     pass_id = pass_id or new_pass_id()
 
     def work(run):
-        slots: set[str] = set()
-        survivors: set[str] = set()
-        for c in merges:
-            rows = run("resolve/merge", {"merge_id": merge_id(c.a, c.b), "survivor_id": c.a, "absorbed_id": c.b,
-                                         "resolver": c.resolver, "score": float(c.score), "reason": c.reason,
-                                         "pass_id": pass_id, "source": source})
-            if not rows:
-                raise MergeRaced(f"cannot merge {c.b!r} into {c.a!r}: one of them is no longer an entity "
-                                 "(another process merged or deleted it); run `kgtool resolve` again")
-            slots.update(s for s in rows[0]["slots"] if s)
-            survivors.add(c.a)
+        rows = run("resolve/merge", {"pass_id": pass_id, "source": source, "rows": [
+            {"merge_id": merge_id(c.a, c.b), "survivor_id": c.a, "absorbed_id": c.b, "resolver": c.resolver,
+             "score": float(c.score), "reason": c.reason} for c in merges]})
+        if len(rows) < len(merges):
+            done = {r["absorbed_id"] for r in rows}
+            c = next(c for c in merges if c.b not in done)
+            raise MergeRaced(f"cannot merge {c.b!r} into {c.a!r}: one of them is no longer an entity "
+                             "(another process merged or deleted it); run `kgtool resolve` again")
+        slots = {s for r in rows for s in r["slots"] if s}
+        survivors = {c.a for c in merges}
         edit_changes = _settle_slots(run, sorted(slots))
         conflicts = run("resolve/source_conflicts", {"entity_ids": sorted(survivors)})
         return conflicts, edit_changes

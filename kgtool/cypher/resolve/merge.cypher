@@ -4,13 +4,17 @@
 // edits' subject_id / object_id / slot follow), its names become the survivor's aliases, and
 // it stays as a tombstone: label MergedEntity instead of Entity, (a)-[:SAME_AS]->(s). The
 // record (:EntityMerge)-[:ABSORBED]->(a), -[:INTO]->(s) lists what moved, so
-// resolve/undo can move exactly that back.
-// params: $merge_id, $survivor_id, $absorbed_id, $resolver, $score, $reason, $pass_id (the resolver pass:
-//         `kgtool resolve list --ingest PASS`), $source (the file whose ingest ran the pass, or null)
-// returns: merge_id, survivor_id, absorbed_id, facts_moved, slots (the edit slots before and after)
-MATCH (s:Entity {id: $survivor_id})
-MATCH (a:Entity {id: $absorbed_id})
-WITH s, a,
+// resolve/undo can move exactly that back. One row per merge, in one statement (a pass's merges
+// never absorb one another's survivors: each absorbed entity goes straight to its final survivor).
+// params: $rows (list of {merge_id, survivor_id, absorbed_id, resolver, score, reason}), $pass_id (the
+//         resolver pass: `kgtool resolve list --ingest PASS`), $source (the file whose ingest ran the pass,
+//         or null)
+// returns: merge_id, survivor_id, absorbed_id, facts_moved, slots (the edit slots before and after), one
+//          row per merge made (a row whose entities are gone returns nothing)
+UNWIND $rows AS row
+MATCH (s:Entity {id: row.survivor_id})
+MATCH (a:Entity {id: row.absorbed_id})
+WITH s, a, row,
      COLLECT { MATCH (a)-[:SUBJECT_OF]->(f:Fact) RETURN f.id } AS head_facts,
      COLLECT { MATCH (f:Fact)-[:OBJECT]->(a) RETURN f.id } AS tail_facts,
      COLLECT { MATCH (p:Passage)-[:MENTIONS]->(a) RETURN p.id } AS mentions,
@@ -23,7 +27,7 @@ WITH s, a,
             CASE WHEN x IS NULL OR x = s.name OR x IN coalesce(s.aliases, []) OR x IN acc THEN acc ELSE acc + x END)
        AS added_aliases
 CREATE (m:EntityMerge {
-  id: $merge_id, resolver: $resolver, score: $score, reason: $reason, created_at: datetime(),
+  id: row.merge_id, resolver: row.resolver, score: row.score, reason: row.reason, created_at: datetime(),
   pass_id: $pass_id, source: $source,
   survivor_id: s.id, survivor_name: s.name, absorbed_id: a.id, absorbed_name: a.name,
   absorbed_aliases: coalesce(a.aliases, []), added_aliases: added_aliases,
@@ -63,7 +67,8 @@ CALL (s, object_edits) {
   UNWIND object_edits AS ed
   SET ed.object_id = s.id
 }
-SET s.aliases = coalesce(s.aliases, []) + m.added_aliases
+SET s.aliases = reduce(acc = [], x IN coalesce(s.aliases, []) + m.added_aliases |
+                       CASE WHEN x IN acc THEN acc ELSE acc + x END)
 SET s.alias_text = reduce(t = '', x IN s.aliases | CASE t WHEN '' THEN x ELSE t + ' | ' + x END)
 REMOVE a:Entity
 SET a:MergedEntity, a.merged_into = s.id, a.merge_id = m.id
