@@ -94,13 +94,17 @@ def reading_lacks(gaps, left: Sequence[str], chain=(),
     for (it answered something else); between the two it is a doubt (a paraphrase the matcher scores low)."""
     found = getattr(gaps, "found", None)
     best = getattr(gaps, "best_relation", None) or (lambda _phrase: (None, 0.0))
+    # a claim that the graph lacks a relation is checked against the graph: when an entity of the chain takes
+    # part in a fact of it (the question read it the other way round), the gap is the reading's, not the graph's
+    holds = getattr(gaps, "has_relation", None) or (lambda _relation: False)
     # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
     strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None
     reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
     lacks, doubts = [], []
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
         label, fit = best(phrase)
-        if _says(phrase, label) and fit >= settings.names_outright and found is not None and found.weak_answer:
+        if (_says(phrase, label) and fit >= settings.names_outright and found is not None and found.weak_answer
+                and not holds(label)):
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")
@@ -110,7 +114,7 @@ def reading_lacks(gaps, left: Sequence[str], chain=(),
     for (phrase, relation), entity in zip(found.named_elsewhere if found is not None else [],
                                           found.named_of if found is not None else []):
         label, fit = best(phrase)
-        if label == relation and _says(phrase, relation) and fit >= settings.names_outright:
+        if label == relation and _says(phrase, relation) and fit >= settings.names_outright and not holds(relation):
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
             doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")

@@ -96,13 +96,16 @@ class Gaps(list):
     """The reasons a chain does not explain its question (a list of strings, as the status rule takes
     them), and the phrases it does explain: the planner's own list of phrases it left (status.settle)
     gives way to this check, which reads the chain actually taken with every reading it has. `found` (the
-    check's ReadingGaps) and `best_relation(phrase) -> (label, fit)` feed kgtool.reason.abstain."""
+    check's ReadingGaps), `best_relation(phrase) -> (label, fit)` and `has_relation(label) -> bool` (does
+    an entity of the chain take part in a fact of that relation?) feed kgtool.reason.abstain."""
 
-    def __init__(self, reasons=(), explained=(), found: "ReadingGaps | None" = None, best_relation=None):
+    def __init__(self, reasons=(), explained=(), found: "ReadingGaps | None" = None, best_relation=None,
+                 has_relation=None):
         super().__init__(reasons)
         self.explained = frozenset(explained)
         self.found = found
         self.best_relation = best_relation
+        self.has_relation = has_relation
 
 
 class ReadingCheck:
@@ -419,7 +422,7 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
     if not all(getattr(f, "stated", True) for f in facts):
         # relations read off passages are phrasings, not a vocabulary: a phrase such a relation seems to explain
         # does not overrule the planner's own list (MuSiQue dev: wrong answers were let through)
-        gaps = Gaps(gaps, found=gaps.found, best_relation=gaps.best_relation)
+        gaps = Gaps(gaps, found=gaps.found, best_relation=gaps.best_relation, has_relation=gaps.has_relation)
     last = chain[-1]
     if last.fact is not None:
         # a stated fact is typed by stated relations only: a kind word the documents' extraction made a
@@ -450,7 +453,13 @@ def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: 
                          reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)),
                          kin=lambda hop, key: relation_of_hops_part(kg.db, hop, key))
     found = check.check(read_question(question, span), facts)
-    return Gaps(found.reasons(), found.explained, found, lambda phrase: best_relation(check, phrase))
+    ids = sorted({i for f in facts for i in (f.head_id, f.tail_id) if i})
+
+    def has_relation(relation: str) -> bool:
+        rows = kg.db.read("graph/entities_have_relation", ids=ids, relation=relation)
+        return bool(rows and rows[0]["found"])
+
+    return Gaps(found.reasons(), found.explained, found, lambda phrase: best_relation(check, phrase), has_relation)
 
 
 SUBJECTS = 1000  # subjects of the hop's relation looked at for the other relation (a bound on the read)
