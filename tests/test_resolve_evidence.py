@@ -116,3 +116,22 @@ def test_names_with_the_same_number_direction_or_middle_agree():
     assert name_contradiction("Varn, Republic of", "South Varn") is None  # not told apart by the word alone
     ev = Context([]).score(view("a", "Ferro Vale"), view("b", "Ferro Vale"), 1.0)
     assert not decide(ev) and ev.name > 0 and ev.beyond == 0
+
+
+def _value_of(id, name, owner, relation, sources):
+    return EntityView.from_mapping({"id": id, "name": name, "links": [
+        {"relation": relation, "outgoing": False, "other_id": owner, "other_name": owner, "sources": sources}]})
+
+
+def test_two_values_one_file_lists_of_one_entity_are_two_things():
+    # a file names a land's provinces once each: "Noord-Vessa" and "Zuid-Vessa" side by side are two
+    north = _value_of("name:noord-vessa", "Noord-Vessa", "name:talmaria", "has province", ["f.tsv"])
+    south = _value_of("name:zuid-vessa", "Zuid-Vessa", "name:talmaria", "has province", ["f.tsv"])
+    context = Context([north, south])
+    assert "one file lists both" in (context.guard(north, south) or "")
+    # two files may each name one of them: then nothing says they are two
+    other = _value_of("name:zuid-vessa", "Zuid-Vessa", "name:talmaria", "has province", ["g.tsv"])
+    assert context.guard(north, other) is None or "one file lists both" not in context.guard(north, other)
+    # one file joined from two sources may write one place with and without accents
+    accented = _value_of("name:noord-vessà", "Noord-Vessà", "name:talmaria", "has province", ["f.tsv"])
+    assert "one file lists both" not in (context.guard(north, accented) or "")

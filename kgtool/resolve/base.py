@@ -35,6 +35,7 @@ class Link:
     outgoing: bool  # the entity is the fact's head
     other_id: str
     other_name: str  # normalised name of the other end
+    sources: frozenset[str] = frozenset()  # the fact files (Source ids) that state the fact
 
 
 @dataclass(frozen=True)
@@ -96,11 +97,12 @@ class EntityView:
     def from_mapping(cls, row: Mapping[str, Any]) -> "EntityView":
         """A view from a stored entity row or a labelled pair's side.
 
-        `links` are {relation, outgoing, other_id, other_name}; a side of a pair file
+        `links` are {relation, outgoing, other_id, other_name, sources?}; a side of a pair file
         may give `facts: [[relation, object name], ...]` instead (outgoing, the object
         named by its normalised name)."""
         links = [Link(normalize(l["relation"] or ""), bool(l["outgoing"]), l["other_id"] or "",
-                      normalize(l["other_name"] or "")) for l in row.get("links") or ()]
+                      normalize(l["other_name"] or ""), frozenset(l.get("sources") or ()))
+                 for l in row.get("links") or ()]
         for relation, obj in row.get("facts") or ():
             links.append(Link(normalize(relation), True, "name:" + normalize(obj), normalize(obj)))
         return cls(id=row["id"], name=row["name"] or row["id"], aliases=tuple(row.get("aliases") or ()),

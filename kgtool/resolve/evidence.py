@@ -120,6 +120,9 @@ class Context:
         why = guard(a, b)
         if why or (a.wikidata and a.wikidata == b.wikidata):
             return why
+        listed = side_by_side(a, b)
+        if listed:
+            return listed
         for relation, outgoing in sorted(self.one_valued):
             va = {link.other_name for link in a.links if link.relation == relation and link.outgoing == outgoing}
             vb = {link.other_name for link in b.links if link.relation == relation and link.outgoing == outgoing}
@@ -185,6 +188,21 @@ class Context:
             ev.shared += 1
             relation, outgoing, other = key
             ev.add(bits, f"both {relation} {other}" if outgoing else f"both are {relation} of {other}")
+
+
+def side_by_side(a: EntityView, b: EntityView) -> str | None:
+    """Two values one fact file lists of one entity's relation are two things: a file names a country's
+    provinces once each, so "East X" and "West X" (in any language) or a county and the town it is named
+    after, listed side by side, are not one written twice. Names equal but for accents and case are let
+    through (one file joined from two sources writes one place both ways)."""
+    if fold(a.name) == fold(b.name):
+        return None
+    values = {(link.relation, link.other_id): link.sources for link in a.links if not link.outgoing and link.sources}
+    for link in b.links:
+        both = values.get((link.relation, link.other_id)) if not link.outgoing else None
+        if both and both & link.sources:
+            return f"one file lists both as {link.relation} of {link.other_name}: two values, not one"
+    return None
 
 
 def short_reason(reason: str) -> str:
