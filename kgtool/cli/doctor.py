@@ -26,9 +26,9 @@ def _seconds(ctx, param, value):
 
 
 @click.command("doctor")
-@click.option("--fix", is_flag=True, help="Mend what is found: close stale runs as 'abandoned', embed passages "
-                                          "and facts without an embedding, remove perturbations left behind "
-                                          "(an unfinished ingest is mended by re-running it).")
+@click.option("--fix", is_flag=True, help="Mend what is found: close stale runs as 'abandoned', embed passages, "
+                                          "facts and relation labels without an embedding, remove perturbations "
+                                          "left behind (an unfinished ingest is mended by re-running it).")
 @click.option("--stale-after", default=None, callback=_seconds,
               help="A run still 'running' this long after it started is stale (e.g. 30m, 2h; default 1h).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings (and what was fixed) as JSON.")
