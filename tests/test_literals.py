@@ -164,7 +164,7 @@ def test_values_are_answered_by_the_offline_agents(kg, tmp_path):
         area = kg.answer("What is the area of Ostrelia?", method=method, agents="offline")
         assert (area.answer, area.status) == ("41,290 km2", "answered"), (method, area.answer, area.status)
         year = kg.answer("In what year was Vardonia founded?", method=method, agents="offline")
-        assert year.status == "answered" and "1648" in year.answer, (method, year.answer, year.status)
+        assert (year.answer, year.status) == ("1648", "answered"), (method, year.answer, year.status)
         assert year_of_date_value(year.answer, year.answer_id, "In what year was Vardonia founded?") == "1648"
         assert year_of_date_value(year.answer, year.answer_id, "When was Vardonia founded?") == year.answer
     assert kg.answer("In what year was Vardonia founded?", method="c2rag", agents="offline").answer == "1648"
