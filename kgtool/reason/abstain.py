@@ -12,9 +12,9 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   expresses '<phrase>'";
 - a part of the question that says a relation of the graph in its own words (and fits it at
   `names_outright`) that the chain's entity does not have (the reading check's `named_elsewhere`, or
-  an unexplained phrase in a chain whose last hop no phrase asks for): "the graph has no '<relation>'
-  of <entity>". A phrase that only resembles a relation ("origin" of `country of origin`) is not one:
-  on MQuAKE dev such phrases sat in right chains that read them through another relation;
+  an unexplained phrase): "the graph has no '<relation>' of <entity>". A phrase that only resembles a
+  relation ("origin" of `country of origin`) is not one: on MQuAKE dev such phrases sat in right
+  chains that read them through another relation;
 - a hop to another thing of the same kind by a link the question does not name (the planner's peer
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
 - an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
@@ -103,8 +103,7 @@ def reading_lacks(gaps, left: Sequence[str], chain=(),
     lacks, doubts = [], []
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
         label, fit = best(phrase)
-        if (_says(phrase, label) and fit >= settings.names_outright and found is not None and found.weak_answer
-                and not holds(label)):
+        if _says(phrase, label) and fit >= settings.names_outright and not holds(label):
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")
