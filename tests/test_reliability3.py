@@ -386,8 +386,8 @@ def test_a_resolve_that_meets_a_concurrent_merge_finishes(probe_kg, tmp_path, mo
     propose = store.propose
     raced = []
 
-    def propose_then_race(views, resolvers, focus=None):
-        proposal = propose(views, resolvers, focus=focus)
+    def propose_then_race(views, resolvers, focus=None, **more):
+        proposal = propose(views, resolvers, focus=focus, **more)
         if proposal.merges and not raced:  # another process merges the same pair after this pass read them
             raced.append(None)
             raced[0] = store.resolve(probe_kg.db, "fuzzy", focus=focus)
