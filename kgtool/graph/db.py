@@ -331,7 +331,7 @@ class Database:
         running; `PROFILE ...` runs and returns the rows and the profiled plan.
         timeout: a duration ("30s", seconds, 0 for none); default the console_timeout setting.
         """
-        from neo4j import Query, unit_of_work
+        from neo4j import unit_of_work
         from neo4j.exceptions import ClientError
 
         from kgtool.graph import console
@@ -340,14 +340,7 @@ class Database:
         seconds = console.parse_timeout(self.settings.console_timeout if timeout is None else timeout)
         params = params or {}
         with self.session(read_only=True) as session:
-            try:
-                summary = session.run(Query("EXPLAIN " + statement.body, timeout=seconds), params).consume()
-            except ClientError as exc:
-                if console.timed_out(exc):
-                    raise console.timeout_error(seconds) from exc
-                message = _without_prefix(exc.message or str(exc), "EXPLAIN ")
-                raise DatabaseError(f"the server rejected the query: {message}") from exc
-            console.check(summary.query_type, summary.plan)
+            summary = _checked_plan(session, statement, params, seconds)
             if statement.mode == "explain":
                 return ConsoleResult([], [], summary.plan, profiled=False)
             prefix = "PROFILE " if statement.mode == "profile" else ""
@@ -361,11 +354,7 @@ class Database:
             try:
                 keys, rows, done = session.execute_read(unit_of_work(timeout=seconds)(work))
             except ClientError as exc:
-                if console.timed_out(exc):
-                    raise console.timeout_error(seconds) from exc
-                if "AccessMode" in (exc.code or "") or "Forbidden" in (exc.code or ""):
-                    raise ReadOnlyViolation(f"refused by the server: {exc.message}") from exc
-                raise DatabaseError(f"the query failed: {exc.message}") from exc
+                raise _console_failure(exc, seconds) from exc
             plan = done.profile if statement.mode == "profile" else None
             return ConsoleResult(keys, rows, plan, profiled=plan is not None)
 
@@ -376,7 +365,6 @@ class Database:
         (at most `limit`; None or 0: all). The rows past the limit are counted, not converted
         (`ConsoleResult.more`). The time limit covers the whole of it, the caller's rendering included:
         the server ends the transaction when it runs past it, and so does the client."""
-        from neo4j import Query
         from neo4j.exceptions import ClientError
 
         from kgtool.graph import console
@@ -388,14 +376,7 @@ class Database:
             return self.console(text, params, timeout=timeout)
         params = params or {}
         with self.session(read_only=True) as session:
-            try:
-                summary = session.run(Query("EXPLAIN " + statement.body, timeout=seconds), params).consume()
-            except ClientError as exc:
-                if console.timed_out(exc):
-                    raise console.timeout_error(seconds) from exc
-                raise DatabaseError(f"the server rejected the query: "
-                                    f"{_without_prefix(exc.message or str(exc), 'EXPLAIN ')}") from exc
-            console.check(summary.query_type, summary.plan)
+            _checked_plan(session, statement, params, seconds)
             prefix = "PROFILE " if statement.mode == "profile" else ""
             shown = more = 0
             counting_stopped = False
@@ -419,15 +400,42 @@ class Database:
                     done = result.consume() if not counting_stopped else None
                     tx.rollback()
             except ClientError as exc:
-                if console.timed_out(exc):
-                    raise console.timeout_error(seconds) from exc
-                if "AccessMode" in (exc.code or "") or "Forbidden" in (exc.code or ""):
-                    raise ReadOnlyViolation(f"refused by the server: {exc.message}") from exc
-                raise DatabaseError(f"the query failed: {exc.message}") from exc
+                raise _console_failure(exc, seconds) from exc
         plan = done.profile if done is not None and statement.mode == "profile" else None
         return ConsoleResult(keys, [], plan, profiled=plan is not None, shown=shown, more=more,
                              more_is_partial=counting_stopped)
 
+
+
+def _checked_plan(session, statement, params: dict, seconds):
+    """The server's plan of an analyst's statement (EXPLAIN: nothing runs), checked against the console's
+    allow-list (kgtool.graph.console.check); a rejected or timed-out statement raises the console's errors."""
+    from neo4j import Query
+    from neo4j.exceptions import ClientError
+
+    from kgtool.graph import console
+
+    try:
+        summary = session.run(Query("EXPLAIN " + statement.body, timeout=seconds), params).consume()
+    except ClientError as exc:
+        if console.timed_out(exc):
+            raise console.timeout_error(seconds) from exc
+        raise DatabaseError(f"the server rejected the query: "
+                            f"{_without_prefix(exc.message or str(exc), 'EXPLAIN ')}") from exc
+    console.check(summary.query_type, summary.plan)
+    return summary
+
+
+def _console_failure(exc, seconds) -> Exception:
+    """The error an analyst's statement that failed while running becomes: its time limit, a write the
+    server refused in a read-only transaction, or the server's own message."""
+    from kgtool.graph import console
+
+    if console.timed_out(exc):
+        return console.timeout_error(seconds)
+    if "AccessMode" in (exc.code or "") or "Forbidden" in (exc.code or ""):
+        return ReadOnlyViolation(f"refused by the server: {exc.message}")
+    return DatabaseError(f"the query failed: {exc.message}")
 
 def _without_prefix(message: str, prefix: str) -> str:
     """A server message about `prefix + statement` as if about the statement the user typed.
