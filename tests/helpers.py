@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -55,3 +56,32 @@ def ingest_documents(kg, path: Path, docs) -> None:
     """Write documents ({id, title, text}) to `path` as a JSONL document collection and ingest it into `kg`."""
     path.write_text("".join(json.dumps(d) + "\n" for d in docs))
     kg.ingest_docs(path, format="jsonl")
+
+
+def edit_count(settings) -> int:
+    """The edits a store holds now, read over its own driver; 0 while its server does not answer (a test
+    that kills a server or an ingest polls this)."""
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
+
+    from kgtool.graph.server import LocalServer
+
+    server = LocalServer(settings)
+    try:
+        with GraphDatabase.driver(server.uri, auth=("neo4j", server.password()), connection_timeout=2.0) as driver:
+            with driver.session() as session:
+                return session.run("MATCH (e:Edit) RETURN count(e) AS n").single()["n"]
+    except (ServiceUnavailable, SessionExpired, Neo4jError, OSError):
+        return 0
+
+
+def wait_for(condition, timeout: float, what: str, every: float = 0.05):
+    """`condition()`'s first true value, polled every `every` seconds; an AssertionError after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+

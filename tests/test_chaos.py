@@ -22,7 +22,7 @@ from kgtool.api import KnowledgeGraph
 from kgtool.errors import DatabaseUnavailable, describe
 from kgtool.core.process import process_alive
 from kgtool.graph.server import LocalServer
-from helpers import own_server
+from helpers import edit_count, own_server, wait_for
 from stub_llm import Reply
 
 SAMPLE = Path(__file__).resolve().parent.parent / "ingest" / "sample"
@@ -38,14 +38,6 @@ def note(what: str) -> None:
     print(f"[chaos +{time.monotonic() - _T0:6.1f} s] {what}", file=sys.stderr, flush=True)
 
 
-def wait_for(condition, timeout: float, what: str, every: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 @pytest.fixture(scope="module")
@@ -75,17 +67,6 @@ def counts(settings) -> dict:
     return {"nodes": labels, "relationships": rels}
 
 
-def edit_count(settings) -> int:
-    from neo4j import GraphDatabase
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
-
-    server = LocalServer(settings)
-    try:
-        with GraphDatabase.driver(server.uri, auth=("neo4j", server.password()), connection_timeout=2.0) as driver:
-            with driver.session() as session:
-                return session.run("MATCH (e:Edit) RETURN count(e) AS n").single()["n"]
-    except (ServiceUnavailable, SessionExpired, Neo4jError, OSError):
-        return 0
 
 
 def cli(settings, *args, **popen):

@@ -11,13 +11,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from helpers import env_for, ingest_documents, own_server
+from helpers import edit_count, env_for, ingest_documents, own_server, wait_for
 from kgtool.cli import main
 from kgtool.core.process import process_alive
 from kgtool.graph.server import LocalServer
@@ -123,27 +122,8 @@ def victim(tmp_path_factory):
         yield settings
 
 
-def _wait_for(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-def _edit_count(settings) -> int:
-    from neo4j import GraphDatabase
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
-
-    server = LocalServer(settings)
-    try:
-        with GraphDatabase.driver(server.uri, auth=("neo4j", server.password()), connection_timeout=2.0) as driver:
-            with driver.session() as session:
-                return session.run("MATCH (e:Edit) RETURN count(e) AS n").single()["n"]
-    except (ServiceUnavailable, SessionExpired, Neo4jError, OSError):
-        return 0
 
 
 def _cli(settings, *args):
@@ -165,7 +145,7 @@ def _kill_mid_ingest(settings, edits: Path, kill) -> subprocess.Popen:
     """Start `ingest edits` in batches of one edit; once its first batch is in, kill(proc)."""
     proc = _cli(settings, "ingest", "edits", str(edits), "--batch-size", "1")
     try:
-        _wait_for(lambda: _edit_count(settings) > 0 or proc.poll() is not None, 180, "a first committed batch")
+        wait_for(lambda: edit_count(settings) > 0 or proc.poll() is not None, 180, "a first committed batch")
         assert proc.poll() is None, f"the ingest finished before the kill:\n{proc.stderr.read()}"
         kill(proc)
         proc.communicate(timeout=150)
@@ -182,7 +162,7 @@ def _rerun_clears(settings, edits: Path) -> None:
     assert rerun.returncode == 0, err
     code, found, said = _doctor(settings)
     assert code == 0 and found["unfinished_ingests"] == [], said
-    assert _edit_count(settings) == EDITS
+    assert edit_count(settings) == EDITS
 
 
 def test_kill_9_of_the_client_mid_ingest_leaves_a_store_doctor_flags(victim, tmp_path):
@@ -190,7 +170,7 @@ def test_kill_9_of_the_client_mid_ingest_leaves_a_store_doctor_flags(victim, tmp
     edits = _edits_file(tmp_path / "edits.jsonl")
     proc = _kill_mid_ingest(victim, edits, lambda p: os.kill(p.pid, signal.SIGKILL))
     assert proc.returncode == -signal.SIGKILL
-    assert 0 < _edit_count(victim) < EDITS
+    assert 0 < edit_count(victim) < EDITS
     code, found, said = _doctor(victim)
     assert code == 1, said
     assert [(i["kind"], i["source"]) for i in found["unfinished_ingests"]] == [("edits", source_id(edits))]
@@ -206,12 +186,12 @@ def test_kill_9_of_the_server_mid_ingest_leaves_a_store_doctor_flags_after_resta
         pid = LocalServer(victim).pid()
         assert pid, "the server is not running"
         os.kill(pid, signal.SIGKILL)
-        _wait_for(lambda: not process_alive(pid), 30, "the killed server to be gone")
+        wait_for(lambda: not process_alive(pid), 30, "the killed server to be gone")
 
     proc = _kill_mid_ingest(victim, edits, kill_server)
     assert proc.returncode == 2  # the client says what happened (IngestInterrupted) and exits
     LocalServer(victim).start(timeout=240)
-    assert 0 < _edit_count(victim) < EDITS
+    assert 0 < edit_count(victim) < EDITS
     code, found, said = _doctor(victim)
     assert code == 1 and f"ingest of {source_id(edits)} did not finish: re-run it" in said, said
     _rerun_clears(victim, edits)
