@@ -218,8 +218,8 @@ def precision_text(summary: dict) -> str:
 def rich_table(data: dict, *, wide: bool = False):
     """One row per method. By default the columns that fit 120 characters: accuracy (overall, on the
     answerable questions), what `answered` is worth (precision, coverage), abstention (no-answer precision and
-    recall, AURC), p50 latency and failures; `wide` adds EM, F1, Acc by hop count, p90, tokens, backtracks,
-    fallbacks and the status counts."""
+    recall, AURC), p50 latency and failures, and LLM fallbacks when there were any; `wide` adds EM, F1, Acc
+    by hop count, p90, tokens, backtracks, fallbacks and the status counts."""
     from rich.table import Table
 
     methods = data["methods"]
@@ -242,6 +242,9 @@ def rich_table(data: dict, *, wide: bool = False):
         "p50 ms": lambda n, s: _fmt(s["latency_ms"]["p50"], 1),
         "failed": lambda n, s: str(s.get("failed", "-")),
     }
+    if not wide and any(s.get("fallbacks") for s in methods.values()):
+        # an LLM's unusable replies that offline agents answered for: the figures rest on them, so say so
+        cells["fallbacks"] = lambda n, s: fallback_text(s)
     if wide:
         cells.update({
             "EM": lambda n, s: _fmt(s["em"]), "F1": lambda n, s: _fmt(s["f1"]),

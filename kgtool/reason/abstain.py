@@ -84,21 +84,23 @@ def best_relation(check, phrase: str) -> tuple[str | None, float]:
     return best
 
 
-def reading_lacks(gaps, left: Sequence[str], chain=(),
-                  settings: AbstainSettings = SETTINGS) -> tuple[list[str], list[str]]:
+def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings = SETTINGS, *,
+                  reads_text: bool = False) -> tuple[list[str], list[str]]:
     """What the graph lacks for the question's parts, named, and the doubts about the reading that remain,
     from the reading check's `gaps` (kgtool.reason.explains.Gaps) and the phrases the plan left to no hop
     (`left`). A part no hop explains is a lack when the question names a relation of the graph outright
     (fit >= `names_outright`: the entity lacks it) or when no relation expresses it at all (fit below
     `expresses_nothing`) and the chain took a hop the question does not name to a last hop no phrase asks
-    for (it answered something else); between the two it is a doubt (a paraphrase the matcher scores low)."""
+    for (it answered something else); between the two it is a doubt (a paraphrase the matcher scores low).
+    A chain that reads text (`reads_text`) is not said to stray past what the graph expresses: its hops are
+    the passages' own phrasings, which the graph's vocabulary need not hold."""
     found = getattr(gaps, "found", None)
     best = getattr(gaps, "best_relation", None) or (lambda _phrase: (None, 0.0))
     # a claim that the graph lacks a relation is checked against the graph: when an entity of the chain takes
     # part in a fact of it (the question read it the other way round), the gap is the reading's, not the graph's
     holds = getattr(gaps, "has_relation", None) or (lambda _relation: False)
     # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
-    strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None
+    strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None and not reads_text
     reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
     lacks, doubts = [], []
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):

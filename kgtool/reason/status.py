@@ -114,7 +114,7 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
         # the planner saw only its own plan and scorer; the reading check reads the chain taken with every
         # reading it has (roles, WordNet's doers): a phrase it finds a hop for is explained
         left = [p for p in left if p not in getattr(read, "explained", ())]
-        lacks, unread = abstain.reading_lacks(read, left, chain, settings)
+        lacks, unread = abstain.reading_lacks(read, left, chain, settings, reads_text=reads_text(chain))
         rest = [g for g in read if not _restated(g, getattr(read, "found", None))]
         lacks += [g for g in rest if abstain.other_kind(g)]
         doubts += unread + [g for g in rest if not abstain.other_kind(g)]
