@@ -175,6 +175,13 @@ def test_kill_9_of_the_client_mid_ingest_leaves_a_store_doctor_flags(victim, tmp
     assert code == 1, said
     assert [(i["kind"], i["source"]) for i in found["unfinished_ingests"]] == [("edits", source_id(edits))]
     assert f"ingest of {source_id(edits)} did not finish: re-run it" in said, said
+    # an answer in the half store is never `answered`, and says why
+    from kgtool.api import KnowledgeGraph
+
+    with KnowledgeGraph.connect(victim) as kg:
+        half = kg.answer("Who employs Person 0?", method="care", agents="offline")
+    assert half.status != "answered" and f"ingest of {source_id(edits)} did not finish" in (half.reason or ""), \
+        (half.status, half.reason)
     _rerun_clears(victim, edits)
 
 
