@@ -103,14 +103,19 @@ def test_dom_in_chromium(page, tmp_path):
     assert "&lt;/script&gt;&lt;script&gt;document.body.appendChild" in dom
 
 
+def wait_for_chart(tools, chart_id: str, timeout: float = 30) -> None:
+    """Wait until the report has loaded with the chart `chart_id` (the first page target can still be
+    about:blank)."""
+    deadline = time.monotonic() + timeout
+    while not tools.js(f"document.readyState == 'complete' && !!document.getElementById('{chart_id}')"):
+        assert time.monotonic() < deadline, "the page never finished loading"
+        time.sleep(0.1)
+
+
 def test_charts_render_to_scale_in_chromium(page, tmp_path):
     tools = DevTools(page.as_uri(), tmp_path / "profile")
     try:
-        deadline = time.monotonic() + 30
-        # the first page target can still be about:blank: wait for the report itself
-        while not tools.js("document.readyState == 'complete' && !!document.getElementById('chart-accuracy')"):
-            assert time.monotonic() < deadline, "the page never finished loading"
-            time.sleep(0.1)
+        wait_for_chart(tools, "chart-accuracy")
 
         def box(selector: str) -> dict:
             return tools.js(f"(function(){{var r=document.querySelector('{selector}').getBoundingClientRect();"
@@ -164,10 +169,7 @@ def test_the_risk_coverage_curve_is_drawn_in_chromium(tmp_path):
     assert "no-answer P" in text and "AURC" in text
     tools = DevTools(path.as_uri(), tmp_path / "profile")
     try:
-        deadline = time.monotonic() + 30
-        while not tools.js("document.readyState == 'complete' && !!document.getElementById('chart-risk-coverage')"):
-            assert time.monotonic() < deadline, "the page never finished loading"
-            time.sleep(0.1)
+        wait_for_chart(tools, "chart-risk-coverage")
         shape = tools.js("(function(){var o={};document.querySelectorAll('polyline.curve').forEach(function(n){"
                          "var r=n.getBoundingClientRect();o[n.getAttribute('data-method')]={w:r.width,h:r.height,"
                          "n:n.points.numberOfItems};});return o;})()")
