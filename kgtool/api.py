@@ -121,16 +121,22 @@ class KnowledgeGraph(GraphServices):
                 self.settings, path, format=format, extractor=extractor, eatr=eatr, batch=batch,
                 batch_size=batch_size, embedder=self.embedder if embed_relations else None, progress=progress,
                 phase=phase, conflicts=conflicts))
-        from kgtool.ingest.marker import IngestMarker
         from kgtool.ingest.pipeline import ingest_edits
 
-        marker = IngestMarker(self.db, "edits", path)  # finished once the facts for the walk are embedded too
-        summary = self._counting_new(lambda: ingest_edits(
+        return self._marked_ingest("edits", path, fact_progress, lambda marker: ingest_edits(
             self.db, path, format=format, extractor=extractor, eatr=eatr, strict=strict, batch=batch,
             batch_size=batch_size, delta_rel=self.settings.delta_rel,
             embedder=self.embedder if embed_relations else None, settings=self.settings, progress=progress,
             conflicts=conflicts, marker=marker,
         ))
+
+    def _marked_ingest(self, kind: str, path, fact_progress, ingest):
+        """Run `ingest(marker)` under the file's (:Ingest) marker (kgtool.ingest.marker), which the ingest
+        starts before its first write; finished only once the facts for the walk are embedded too."""
+        from kgtool.ingest.marker import IngestMarker
+
+        marker = IngestMarker(self.db, kind, path)
+        summary = self._counting_new(lambda: ingest(marker))
         self.reset_caches()
         summary = self._embed_facts_for_walk(summary, fact_progress)
         marker.finish()
@@ -179,16 +185,10 @@ class KnowledgeGraph(GraphServices):
                 self.settings, path, format=format, batch_size=batch_size,
                 embedder=self.embedder if embed_relations else None, progress=progress, phase=phase))
         from kgtool.ingest.facts import ingest_facts
-        from kgtool.ingest.marker import IngestMarker
 
-        marker = IngestMarker(self.db, "facts", path)  # finished once the facts for the walk are embedded too
-        summary = self._counting_new(lambda: ingest_facts(
+        return self._marked_ingest("facts", path, fact_progress, lambda marker: ingest_facts(
             self.db, path, format=format, strict=strict, batch_size=batch_size,
             embedder=self.embedder if embed_relations else None, progress=progress, marker=marker))
-        self.reset_caches()
-        summary = self._embed_facts_for_walk(summary, fact_progress)
-        marker.finish()
-        return summary
 
     def _bulk(self, load):
         """Run a bulk load, which stops and restarts the server, on a fresh connection afterwards."""
