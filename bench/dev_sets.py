@@ -78,7 +78,8 @@ def _summary(report: dict) -> dict:
             "acc": s.get("acc"), "hop_acc": s.get("hop_acc"), "questions": s.get("questions", s.get("cases")),
             "answered": sum(r.get("status") == "answered" for r in results),
             "no_answer": sum(r.get("status") == "no_answer" for r in results),
-            "results": [{k: r.get(k) for k in ("id", "question", "prediction", "em", "hop_correct", "status", "answerable")}
+            "results": [{k: r.get(k) for k in ("id", "question", "prediction", "em", "hop_correct", "status", "answerable",
+                                                  "confidence", "reason")}
                         for r in results],
         }
     return out
