@@ -31,9 +31,11 @@ LAYERS = {
 # reason/'s sub-layers, lowest first; a module's sub-layer is that of its longest listed prefix
 REASON_LAYERS = [
     # values, registries and pure helpers
-    ("taxonomy", "services", "bandit", "lexicon", "trace_sections", "method_registry", "subquestions", "__init__"),
+    ("taxonomy", "services", "bandit", "lexicon", "trace_sections", "method_registry", "subquestions", "__init__",
+     "reading.words", "offline_config"),
     # reading questions and the graph
-    ("question", "relmatch", "relation_vocabulary", "segmatch", "graphview", "roles", "answer_kind", "kinds"),
+    ("question", "relmatch", "relation_vocabulary", "segmatch", "graphview", "roles", "answer_kind", "kinds",
+     "reading"),
     # role protocols and the types roles exchange
     ("agents.__init__", "agents.base", "agents.c2rag_base", "agents.reagent_base", "agents.safe_base",
      "agents.vog_base"),
