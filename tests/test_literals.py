@@ -11,7 +11,7 @@ import pytest
 
 from kgtool.ingest.facts import read_facts
 from kgtool.ingest.literals import detect, from_xsd, typed
-from kgtool.reason.agents.offline.answer_form import year_of_date_value
+from kgtool.reason.reading.form import answer_form, year_of_date_value
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -165,8 +165,9 @@ def test_values_are_answered_by_the_offline_agents(kg, tmp_path):
         assert (area.answer, area.status) == ("41,290 km2", "answered"), (method, area.answer, area.status)
         year = kg.answer("In what year was Vardonia founded?", method=method, agents="offline")
         assert (year.answer, year.status) == ("1648", "answered"), (method, year.answer, year.status)
-        assert year_of_date_value(year.answer, year.answer_id, "In what year was Vardonia founded?") == "1648"
-        assert year_of_date_value(year.answer, year.answer_id, "When was Vardonia founded?") == year.answer
+        asked_year, asked_date = answer_form("In what year was Vardonia founded?"), answer_form("When was Vardonia founded?")
+        assert year_of_date_value(year.answer, year.answer_id, asked_year) == "1648"
+        assert year_of_date_value(year.answer, year.answer_id, asked_date) == year.answer
     assert kg.answer("In what year was Vardonia founded?", method="c2rag", agents="offline").answer == "1648"
     for method in ("c2rag", "safe", "vog"):
         year = kg.answer("In what year was the capital of Vardonia founded?", method=method, agents="offline")

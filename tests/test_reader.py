@@ -7,7 +7,7 @@ from helpers import ingest_documents
 
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block
-from kgtool.reason.agents.offline.answer_form import (
+from kgtool.reason.reading.form import (
     answer_form,
     fits,
     shape_answer,
@@ -62,7 +62,7 @@ def test_span_shapes_and_fit():
 
 
 def test_a_sentence_opener_and_a_lone_month_are_no_part_of_a_name():
-    from kgtool.reason.agents.offline.answer_form import AnswerForm
+    from kgtool.reason.reading.form import AnswerForm
     from kgtool.reason.agents.offline.c2rag_spans import _candidates
 
     text = ("On December 28, 1846, Dorvania became a state when President Amos Kettle signed the act. "
@@ -277,7 +277,7 @@ def test_c2rag_recovery_of_the_answer_reads_with_the_noun_the_question_asks_by()
 
 
 def test_a_place_is_not_the_adjective_of_its_people():
-    from kgtool.reason.agents.offline.answer_form import AnswerForm, noun_fit, phrase_form
+    from kgtool.reason.reading.form import AnswerForm, noun_fit, phrase_form
 
     assert phrase_form("city where died") == AnswerForm("place", noun="city")
     assert phrase_form("the state where is located") == AnswerForm("place", noun="state")

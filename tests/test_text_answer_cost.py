@@ -14,7 +14,7 @@ import numpy as np
 from kgtool.core.scope import Scope
 from kgtool.core.types import PassageHit
 from kgtool.models.embed import CachedEmbedder
-from kgtool.reason.agents.offline.answer_form import AnswerForm
+from kgtool.reason.reading.form import AnswerForm
 from kgtool.reason.agents.offline.c2rag_rerank import build_reranker
 from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.agents.offline.common import _Profiles, relation_key

@@ -9,7 +9,7 @@ import json
 
 from kgtool.core.scope import Scope
 from kgtool.core.types import PassageHit
-from kgtool.reason.agents.offline.answer_form import answer_form
+from kgtool.reason.reading.form import answer_form
 from kgtool.reason.agents.offline.text_reader import TextReader, locate, passage_entities
 from kgtool.retrieve.passages import search_passages
 

@@ -20,6 +20,7 @@ from kgtool.core.types import CandidateFact, Usage
 from kgtool.errors import KgToolError
 from kgtool.reason.agents.base import AgentSet
 from kgtool.reason.graphview import GraphView
+from kgtool.reason.reading.analysis import QuestionAnalysis, bound
 from kgtool.reason.services import Services
 from kgtool.reason.trace import TraceRecorder
 from kgtool.retrieve.hop import HopRetriever
@@ -136,7 +137,9 @@ class RunContext:
     memo: dict = field(default_factory=dict)  # entity id -> pool: this answer's neighbourhood reads
     # the role Registry ("<family>.<role>" factories, kgtool.reason.agents.factory.ROLES), given by the runner
     roles: Any = None
+    question: str | None = None  # the question as the runner cleaned it
     _env: RoleEnv | None = None
+    _analysis: QuestionAnalysis | None = None
 
     @property
     def run_id(self) -> str:
@@ -150,6 +153,14 @@ class RunContext:
                                                            self.services.catalog, self.agents.view),
                                 self.agents, self.link, self.roles)
         return self._env
+
+    @property
+    def analysis(self) -> QuestionAnalysis:
+        """The question read once for the whole run (kgtool.reason.reading), its mentions through the
+        agent family's graph view."""
+        if self._analysis is None:
+            self._analysis = bound(self.question, self.agents.view)
+        return self._analysis
 
     def role(self, name: str, family: str | None = None):
         """An agent family's implementation of a method-specific role (e.g. "safe_feedback"), built once per run.

@@ -18,7 +18,7 @@ from kgtool.errors import InputError
 from kgtool.core.types import Plan, Verdict
 from kgtool.reason import status as status_rule
 from kgtool.reason.agents.factory import ROLES
-from kgtool.reason.agents.offline.answer_form import year_of_date_value
+from kgtool.reason.reading.form import year_of_date_value
 from kgtool.reason.context import Budget, RunContext
 from kgtool.reason.explains import chain_gaps
 from kgtool.reason.text_evidence import TextEvidence
@@ -65,14 +65,15 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
         trace.start_run(question, method, agents, scope, record, chosen.config())
         ctx = RunContext(kg.db, session, scope, agent_set, HopRetriever(kg.db, registry=kg.scorers), trace,
                          kg.catalog.link, gamma=chosen.config().get("gamma", kg.settings.gamma), usage=usage,
-                         services=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo, roles=ROLES)
+                         services=kg, budget=Budget(max_steps=kg.settings.max_steps), memo=memo, roles=ROLES,
+                         question=question)
         # one failure path for every method: whatever raises, in the method or while closing,
         # leaves the Run failed with its error instead of 'running'
         try:
             outcome = chosen.run(ctx, question)
             # a date value asked for its year answers the year: only the question itself still says "what year"
             # (the offline plans rephrase it)
-            outcome.answer = year_of_date_value(outcome.answer, outcome.answer_id, question)
+            outcome.answer = year_of_date_value(outcome.answer, outcome.answer_id, ctx.analysis.form)
             followed = outcome.followed or plans.of(question)
             settled = status_rule.settle(
                 outcome.status, outcome.answer, outcome.chain, followed,

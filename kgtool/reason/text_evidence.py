@@ -43,7 +43,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from kgtool.core.text import normalize
-from kgtool.reason.agents.offline.answer_form import answer_form, fits
+from kgtool.reason.reading.form import answer_form, fits
 from kgtool.reason.context import HopState
 from kgtool.reason.lexicon import Lexicon, noun_hypernyms
 from kgtool.retrieve.passages import lucene_query

@@ -53,7 +53,7 @@ from kgtool.reason.agents.reagent_base import Conflict
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
 from kgtool.reason.recorders.reagent import SECTIONS, Claims, ReagentLedger
-from kgtool.reason.agents.offline.answer_form import answer_form, fits
+from kgtool.reason.reading.form import answer_form, fits
 from kgtool.reason.taxonomy import ReagentError
 from kgtool.reason.trace import TraceRecorder, candidate_row
 

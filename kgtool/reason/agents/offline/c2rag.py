@@ -18,7 +18,7 @@ available (kgtool.reason.agents.offline.c2rag_rerank).
 A yes/no or choice question ("Are A and B both ...?", "Which came first, A or
 B?") is planned as one constraint per compared entity instead of a chain; the
 target placeholder of a chain is typed by the question's form (date, year,
-number, person, place; kgtool.reason.agents.offline.answer_form).
+number, person, place; kgtool.reason.reading.form).
 
 Reader: textual recovery reads the answer off the recovered passages with
 kgtool.reason.agents.offline.c2rag_spans, looking for spans of the unknown's
@@ -38,7 +38,7 @@ import numpy as np
 from kgtool.core.text import normalise_label, normalize, words
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block, Constraint, ConstraintPlan
-from kgtool.reason.agents.offline.answer_form import (
+from kgtool.reason.reading.form import (
     AnswerForm,
     answer_form,
     fits,

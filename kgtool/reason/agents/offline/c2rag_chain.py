@@ -30,7 +30,7 @@ import re
 from collections.abc import Collection, Sequence
 
 from kgtool.core.text import light_stem, stems_match, words
-from kgtool.reason.agents.offline.answer_form import TYPE_NOUNS, answer_form
+from kgtool.reason.reading.form import TYPE_NOUNS, answer_form
 from kgtool.reason.agents.offline.kind_hops import kind_word
 from kgtool.reason.kinds import label_kind
 from kgtool.reason.question import FUNCTION_WORDS, QuestionReading, read_question

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from kgtool.core.text import normalize
 from kgtool.reason.agents.c2rag_base import Block
-from kgtool.reason.agents.offline.answer_form import AnswerForm
+from kgtool.reason.reading.form import AnswerForm
 
 _WORD = re.compile(r"[A-Za-z][\w'’\-]*")
 _YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")

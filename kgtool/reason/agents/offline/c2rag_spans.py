@@ -1,7 +1,7 @@
 """Answer spans in passages, for readers that have no LLM.
 
-Candidates follow the answer type the question asks for (kgtool.reason.agents
-.offline.answer_form): dates for "when / what year", numbers for "how many",
+Candidates follow the answer type the question asks for (kgtool.reason
+.reading.form): dates for "when / what year", numbers for "how many",
 names (entities the gazetteer links, widened to the whole capitalised name
 around them, and capitalised runs) otherwise; a span of another shape is never
 an answer ("1986" does not answer "Who directed ...?"). For a choice question
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from kgtool.core.text import light_stem, normalize, stems_match, tokenize, words
 from kgtool.core.types import PassageHit
-from kgtool.reason.agents.offline.answer_form import (
+from kgtool.reason.reading.form import (
     AnswerForm,
     answer_form,
     noun_fit,

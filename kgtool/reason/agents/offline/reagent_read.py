@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from kgtool.core.text import normalize
 from kgtool.core.types import PassageHit
-from kgtool.reason.agents.offline.answer_form import answer_form, fits, shape_answer
+from kgtool.reason.reading.form import answer_form, fits, shape_answer
 from kgtool.reason.agents.offline.text_reader import TextReader, text_answer
 
 # C2RAG's passage_pool (K'_t) and passages (K_t) defaults: passages pooled, and read after the rerank

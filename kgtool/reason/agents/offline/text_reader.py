@@ -1,7 +1,7 @@
 """The offline reader C2RAG, ReAgent and bm25-reader share: answers read off passages without a model.
 
 Candidates are the spans of the retrieved passages that have the shape the
-question asks for (kgtool.reason.agents.offline.answer_form: a date for
+question asks for (kgtool.reason.reading.form: a date for
 "when", a number for "how many", a name otherwise), plus the bound chain's
 answer where a method has one. Names come from the entities the graph records
 each passage as mentioning (Passage-[:MENTIONS]->Entity, and the entity its
@@ -32,7 +32,7 @@ from itertools import pairwise
 from kgtool.core.text import normalize
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block
-from kgtool.reason.agents.offline.answer_form import AnswerForm, answer_form, shape_answer
+from kgtool.reason.reading.form import AnswerForm, answer_form, shape_answer
 from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import Span, rank_spans
 from kgtool.reason.agents.offline.common import Mention

@@ -47,7 +47,7 @@ _CAPS_RUN = re.compile(r"(?:[A-Z0-9][\w'’\-.]*|\"[^\"]+\")(?:\s+(?:of|the|de|v
 _LEAD = {"the", "a", "an"}
 
 
-@dataclass
+@dataclass(frozen=True)  # one reading of a question is shared by its consumers (reading.analysis)
 class AnswerForm:
     kind: str  # yesno | choice | date | year | number | person | place | entity
     options: list[str] = field(default_factory=list)  # for a choice: the two named options
@@ -184,6 +184,20 @@ def answer_form(question: str) -> AnswerForm:
     if noun and _names_person(noun):  # "which explorer": WordNet files the noun under persons
         return AnswerForm("person", noun=noun)
     return AnswerForm("entity", noun=noun)
+
+
+def asking_word(question: str, form: AnswerForm) -> str:
+    """The word `answer_form` read the question's form from: the auxiliary a yes/no question opens with,
+    else the question word that asks ("who", "which", "how"), or "" when the question has none."""
+    toks = [t.lower() for t in _tokens(" ".join((question or "").split()))]
+    if form.kind == "yesno":
+        return toks[0]
+    i = _main_wh(toks)
+    if i is None:
+        return ""
+    if toks[-1] in ("when", "where", "who") and i != len(toks) - 1 and toks[0] not in _WH:
+        i = len(toks) - 1  # as answer_form: a statement ending in its question word asks that
+    return toks[i]
 
 
 # "what kind of university", "the name of the city": the noun after these says what is asked
@@ -366,14 +380,13 @@ def shape_answer(text: str | None, form: AnswerForm) -> str | None:
     return strip_disambiguation(text) or text
 
 
-def year_of_date_value(answer: str | None, answer_id: str | None, question: str | None) -> str | None:
+def year_of_date_value(answer: str | None, answer_id: str | None, form: AnswerForm | None) -> str | None:
     """A date value (a fact file's typed literal, kgtool.ingest.literals) asked for its year ("In what
     year ...") answers the year, not the date as the file wrote it ("12 March 1648" -> "1648"). Meant
-    for the whole question: the offline plans rephrase it ("What is the founded of X?") and lose the form."""
+    for the whole question's form: the offline plans rephrase it ("What is the founded of X?") and lose it."""
     from kgtool.ingest.literals import LITERAL_PREFIX
 
-    if not answer or not answer_id or not answer_id.startswith(LITERAL_PREFIX) or not question:
+    if not answer or not answer_id or not answer_id.startswith(LITERAL_PREFIX) or form is None:
         return answer
-    form = answer_form(question)
     return shape_answer(answer, form) if form.kind == "year" else answer
 
