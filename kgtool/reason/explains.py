@@ -45,7 +45,8 @@ from kgtool.core.types import CandidateFact
 from kgtool.reason.abstain import best_relation
 from kgtool.reason.answer_kind import asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
-from kgtool.reason.question import QuestionReading, Segment, read_question
+from kgtool.reason.question import QuestionReading, Segment
+from kgtool.reason.reading.analysis import QuestionAnalysis
 from kgtool.reason.relation_vocabulary import RelationVocabulary, vocabulary_of
 from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, evidence_phrasing, reciprocal, relation_role,
@@ -406,11 +407,13 @@ class ReadingCheck:
         return None
 
 
-def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
+def chain_gaps(kg, planner, analysis: QuestionAnalysis, chain, plan) -> Gaps:
     """The reading check of a finished run (the runner's hook into the status rule): the question
     read around the chain's topic, scored against the facts the chain took. The offline planner's
     phrase scorer and relation profiles are reused (their vectors are already computed for this
-    question); another planner (the LLM one) gets the same matcher built over the graph's services."""
+    question); another planner (the LLM one) gets the same matcher built over the graph's services.
+    `analysis` is the run's reading of the question (RunContext.analysis)."""
+    question = analysis.text
     facts = [h.fact if h.fact is not None else _asked_of_passage(h) for h in chain
              if h.fact is not None or (h.answer and not h.generated)]
     if not facts:
@@ -418,7 +421,7 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
     span = topic_span(question, plan, chain, kg.catalog.link_mentions)
     if span is None:
         return Gaps()
-    gaps = fact_gaps(kg, planner, question, facts, span)
+    gaps = fact_gaps(kg, planner, analysis, facts, span)
     if not all(getattr(f, "stated", True) for f in facts):
         # relations read off passages are phrasings, not a vocabulary: a phrase such a relation seems to explain
         # does not overrule the planner's own list (MuSiQue dev: wrong answers were let through)
@@ -428,7 +431,7 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
         # a stated fact is typed by stated relations only: a kind word the documents' extraction made a
         # relation of ("place") says nothing about what a user's own graph calls a place
         vocabulary = kg.catalog.stated_vocabulary() if last.fact.stated else kg.catalog.relation_vocabulary()
-        wrong_kind = kind_gap(kg.db, vocabulary, read_question(question, span).answer_type,
+        wrong_kind = kind_gap(kg.db, vocabulary, analysis.answer_type(span),
                               _key(last.fact), last.answer or "", last.answer_id,
                               read_backwards=last.fact.direction == "in")
         if wrong_kind:
@@ -436,7 +439,8 @@ def chain_gaps(kg, planner, question: str, chain, plan) -> Gaps:
     return gaps
 
 
-def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: tuple[int, int]) -> Gaps:
+def fact_gaps(kg, planner, analysis: QuestionAnalysis, facts: Sequence[CandidateFact],
+              span: tuple[int, int]) -> Gaps:
     """The reading check of the facts a chain took, the question read around the topic at `span`."""
     scorer = getattr(planner, "phrases", None)
     profiles = getattr(planner, "profiles", None)
@@ -452,7 +456,7 @@ def fact_gaps(kg, planner, question: str, facts: Sequence[CandidateFact], span: 
                          explains=float(getattr(settings, "offline_fit", EXPLAINS)),
                          reverse_factor=float(getattr(settings, "offline_reverse_factor", REVERSE_FACTOR)),
                          kin=lambda hop, key: relation_of_hops_part(kg.db, hop, key))
-    found = check.check(read_question(question, span), facts)
+    found = check.check(analysis.reading(span), facts)
     ids = sorted({i for f in facts for i in (f.head_id, f.tail_id) if i})
 
     def has_relation(relation: str) -> bool:

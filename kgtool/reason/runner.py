@@ -79,7 +79,7 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
                 outcome.status, outcome.answer, outcome.chain, followed,
                 method_reason=_judge_reason(outcome),
                 question_mentions=lambda: len(kg.catalog.link_mentions(question)),
-                reading_gaps=lambda: chain_gaps(kg, plans.inner, question, outcome.chain, followed),
+                reading_gaps=lambda: chain_gaps(kg, plans.inner, ctx.analysis, outcome.chain, followed),
                 text_gaps=lambda: TextEvidence(kg.db, session, scope).gaps(question, outcome.chain, outcome.answer,
                                                                            outcome.answer_id),
                 unfinished=getattr(kg, "unfinished_ingests", None),  # kgtool.health, through the services

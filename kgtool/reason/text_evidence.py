@@ -43,7 +43,8 @@ from functools import lru_cache
 from typing import Sequence
 
 from kgtool.core.text import normalize
-from kgtool.reason.reading.form import answer_form, fits
+from kgtool.reason.reading.analysis import analysed
+from kgtool.reason.reading.form import fits
 from kgtool.reason.context import HopState
 from kgtool.reason.lexicon import Lexicon, noun_hypernyms
 from kgtool.retrieve.passages import lucene_query
@@ -83,7 +84,7 @@ PAGES = 20  # passages the answer's name finds, of which its own pages (titled w
 def asked_kind(question: str) -> tuple[str, str | None]:
     """(the answer form's kind, the noun the question asks for: "airport", "person", "location"...).
     The noun is None when the question asks for a literal, a comparison, or names no kind."""
-    form = answer_form(question)
+    form = analysed(question).form
     if form.kind in ("yesno", "choice", "date", "year", "number"):
         return form.kind, None
     noun = _question_noun(question)
@@ -300,7 +301,7 @@ class TextEvidence:
         if astray:
             return astray
         if form in ("date", "year", "number"):
-            shaped = fits(answer, answer_form(question))
+            shaped = fits(answer, analysed(question).form)
             return [] if shaped else [f"the question asks for {_a(form)}; the text's answer {answer!r} is not one"]
         if noun is None:
             return []
@@ -393,7 +394,7 @@ class TextEvidence:
         read = [h for h in chain if h.answer and not h.generated and (h.entity_id or h.entity)]
         if form == "choice":
             stood = [normalize(_DISAMBIGUATION.sub("", h.entity or "")) for h in read]
-            unread = [o for o in answer_form(question).options if not any(_same_name(o, s) for s in stood)]
+            unread = [o for o in analysed(question).form.options if not any(_same_name(o, s) for s in stood)]
             if unread:
                 return ["the chain read no evidence of " + ", ".join(repr(o) for o in unread) +
                         ", which the question compares"]

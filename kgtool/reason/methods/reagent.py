@@ -53,7 +53,7 @@ from kgtool.reason.agents.reagent_base import Conflict
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
 from kgtool.reason.recorders.reagent import SECTIONS, Claims, ReagentLedger
-from kgtool.reason.reading.form import answer_form, fits
+from kgtool.reason.reading.form import fits
 from kgtool.reason.taxonomy import ReagentError
 from kgtool.reason.trace import TraceRecorder, candidate_row
 
@@ -380,7 +380,7 @@ class ReAgent:
         rests on facts read off passages, or on none, is read against the passages."""
         if not self._offline_text(ctx):
             return False
-        return not state.all_stated(chain) or not fits(answer, answer_form(self._question))
+        return not state.all_stated(chain) or not fits(answer, ctx.analysis.form)
 
     def _offline_text(self, ctx: RunContext) -> bool:
         return self.text and ctx.agents.kind == "offline"

@@ -40,7 +40,6 @@ from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block, Constraint, ConstraintPlan
 from kgtool.reason.reading.form import (
     AnswerForm,
-    answer_form,
     fits,
     phrase_form,
     shape_answer,
@@ -52,6 +51,7 @@ from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.agents.offline.text_reader import TextReader, named_in
 from kgtool.reason.agents.offline.common import relation_key
 from kgtool.reason.question import IMPERATIVES
+from kgtool.reason.reading.analysis import analysed
 
 
 def _variants(label: str, phrases: Sequence[str], m: int) -> list[str]:
@@ -79,7 +79,7 @@ class OfflineConstraintPlanner:
         self.matcher = env.services.matcher
 
     def plan(self, question: str, variants: int = 3) -> ConstraintPlan:
-        form = answer_form(question)
+        form = analysed(question).form
         if form.kind in ("yesno", "choice"):
             compared = self._compared(question, form)
             if compared is not None:
@@ -282,7 +282,7 @@ class OfflineReader:
             return None, None
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
         form = _unknown_form(constraint, constraint_text)
-        asked_form = answer_form(question)
+        asked_form = analysed(question).form
         if (constraint.relation == question and form.kind == "entity" and asked_form.kind not in ("yesno", "choice")
                 or asked_form.kind in _TYPED and form.kind == asked_form.kind and not form.noun):
             # the answer itself (asked of the chain's end, or the placeholder the plan typed by the question's
@@ -303,7 +303,7 @@ class OfflineReader:
         for "when"), a text fragment the mentions extractor made a node of, or one that no evidence
         sentence puts forward for the question is a bridge at best, not the answer.
         """
-        form = answer_form(question)
+        form = analysed(question).form
         if form.kind in ("yesno", "choice"):
             if not self._alternative_of_one(question, form):
                 return compare_answer(question, form, blocks)

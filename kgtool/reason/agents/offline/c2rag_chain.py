@@ -30,17 +30,18 @@ import re
 from collections.abc import Collection, Sequence
 
 from kgtool.core.text import light_stem, stems_match, words
-from kgtool.reason.reading.form import TYPE_NOUNS, answer_form
+from kgtool.reason.reading.form import TYPE_NOUNS
 from kgtool.reason.agents.offline.kind_hops import kind_word
 from kgtool.reason.kinds import label_kind
-from kgtool.reason.question import FUNCTION_WORDS, QuestionReading, read_question
+from kgtool.reason.question import FUNCTION_WORDS, QuestionReading
+from kgtool.reason.reading.analysis import analysed
 
 _QUOTED = re.compile(r'"[^"]+"|“[^”]+”')
 
 
 def reading_of(question: str, base) -> QuestionReading | None:
     span = getattr(base, "topic_span", None)
-    return read_question(question, tuple(span)) if span else None
+    return analysed(question).reading(tuple(span)) if span else None
 
 
 def supported(reading: QuestionReading | None, base) -> list[bool]:
@@ -159,7 +160,7 @@ def _type_stems(reading: QuestionReading) -> set[str]:
     ("what body of water" asks for a body of water; the reading may split it at "of", leaving "What
     body" as a phrase) or follows a kind noun ("what kind of plane"). Not a noun after a copula ("What is
     the continental limit of ..."): that one is the relation asked of what follows."""
-    noun = answer_form(reading.question).noun
+    noun = analysed(reading.question).noun
     kind = "|".join(_KIND_NOUNS)
     asks = noun and re.search(rf"\b(?:what|which)\s+(?:{kind})\s+of\s+(?:an?\s+|the\s+)?{re.escape(noun)}\b"
                               if " " not in noun else rf"\b(?:what|which)\s+{re.escape(noun)}\b",

@@ -15,7 +15,8 @@ from kgtool.core.types import PLACEHOLDER, CandidateFact
 from kgtool.reason.agents.offline.common import Mention, OfflinePlan, _endpoints
 from kgtool.reason.agents.offline.structured import StructuredPath, StructuredSearch
 from kgtool.reason.answer_kind import TIME_KINDS
-from kgtool.reason.question import QuestionReading, read_question
+from kgtool.reason.question import QuestionReading
+from kgtool.reason.reading.analysis import analysed
 from kgtool.reason.roles import segment_role
 from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.subquestions import GENERIC_IN, GENERIC_OUT
@@ -32,7 +33,7 @@ def plan_structured(search: StructuredSearch, question: str, groups: Sequence[Se
     best: tuple[tuple, Mention, QuestionReading, StructuredPath, list[str]] | None = None
     for group in groups:
         for mention in group:
-            reading = read_question(question, (mention[0], mention[1]))
+            reading = analysed(question).reading((mention[0], mention[1]))
             path = search.search(reading, mention[2])
             if path is None:
                 continue
@@ -112,7 +113,7 @@ def weigh(search: StructuredSearch, question: str, structured: OfflinePlan, cove
     if reached_s > reached_c:
         return structured
     facts = chain_facts(coverage, neighbours)
-    reading = read_question(question, coverage.topic_span)
+    reading = analysed(question).reading(coverage.topic_span)
     if reading.answer_type in TIME_KINDS and facts is not None:
         # a point in time is written with digits (the status rule's answer-kind check): a path ending at a
         # name does not answer "when" over one ending at a date

@@ -27,7 +27,7 @@ from kgtool.reason.agents.offline.plan_structured import (
     choose, phrases_left, plan_structured, settles_as_much, subquestion_for, weigh)
 from kgtool.reason.agents.offline.structured import SearchSettings, StructuredSearch
 from kgtool.reason.lexicon import Lexicon
-from kgtool.reason.question import read_question
+from kgtool.reason.reading.analysis import analysed
 from kgtool.reason.relmatch import (
     RelationMatcher,
     RelationProfile,
@@ -182,7 +182,7 @@ class OfflinePlanner:
         for group in groups:
             for start, end, _entity_id, _surface in group:
                 strings += self.matcher.strings(question, [(start, end)], whole=False)
-                strings += self.phrases.strings(search.wanted(read_question(question, (start, end))))
+                strings += self.phrases.strings(search.wanted(analysed(question).reading((start, end))))
         if strings:
             self.matcher.encoder.encode(list(dict.fromkeys(strings)))
 
@@ -203,7 +203,7 @@ class OfflinePlanner:
         if best is None:
             return OfflinePlan(subquestions=[question])
         _score, plan, topic = best
-        plan.unexplained = phrases_left(read_question(question, topic), plan.unexplained)
+        plan.unexplained = phrases_left(analysed(question).reading(topic), plan.unexplained)
         plan.topic_span = topic
         return plan
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from kgtool.core.text import normalize
 from kgtool.core.types import PassageHit
-from kgtool.reason.reading.form import answer_form, fits, shape_answer
+from kgtool.reason.reading.analysis import analysed
+from kgtool.reason.reading.form import fits, shape_answer
 from kgtool.reason.agents.offline.text_reader import TextReader, text_answer
 
 # C2RAG's passage_pool (K'_t) and passages (K_t) defaults: passages pooled, and read after the rerank
@@ -52,7 +53,7 @@ def read_answer(reader: TextReader, reranker, retrieve: Callable[[str, int], lis
     """The answer to `question` read off passages, with the chain's answers as support and its last
     binding confirmed or replaced (see the module docstring). reranker: C2RAG's offline reranker
     (kgtool.reason.agents.offline.c2rag_rerank.build_reranker(services, "offline"))."""
-    form = answer_form(question)
+    form = analysed(question).form
     if form.kind in ("yesno", "choice"):
         answer, hits, pid = text_answer(reader, retrieve, question, link_mentions, anchor=topic, chain=chain)
         return Reading(answer, hits, pid)

@@ -32,7 +32,8 @@ from itertools import pairwise
 from kgtool.core.text import normalize
 from kgtool.core.types import PassageHit
 from kgtool.reason.agents.c2rag_base import Block
-from kgtool.reason.reading.form import AnswerForm, answer_form, shape_answer
+from kgtool.reason.reading.analysis import analysed
+from kgtool.reason.reading.form import AnswerForm, shape_answer
 from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import Span, rank_spans
 from kgtool.reason.agents.offline.common import Mention
@@ -124,7 +125,7 @@ class TextReader:
         """Candidate answers in `passages`, best first (see the module docstring)."""
         if not passages:
             return []
-        form = form or answer_form(question)
+        form = form or analysed(question).form
         located = self.mentions(passages) if form.wants_name else {}
         return rank_spans(passages, asked=list(asked or [question]), known=list(known), question=question,
                           link_mentions=self.link_mentions, matcher=self.matcher, weights=weights, form=form,
@@ -136,7 +137,7 @@ class TextReader:
         """(answer, passage id): the chain's binding when the passages rank it among their best CHAIN_TOP
         spans, else the best span (where no sentence says anything of the question, a span of the asked
         shape from the best-ranked passage); (None, None) when no span of the asked shape is there."""
-        form = form or answer_form(question)
+        form = form or analysed(question).form
         ranked = self.spans(question, passages, asked=asked, known=known, support=chain, form=form)
         spans = [sp for sp in ranked if sp.score > 0]
         if not spans and ranked:
@@ -174,7 +175,7 @@ def text_answer(reader: TextReader, retrieve: Callable[[str, int], list[PassageH
     answered from each one's passages (`compare` each); any other from the passages retrieved for
     the question with the chain's last binding (`anchor`), which is then known, not an answer.
     """
-    form = answer_form(question)
+    form = analysed(question).form
     if form.kind in ("yesno", "choice"):
         names = list(form.options) if form.kind == "choice" else named_in(question, link_mentions)
         if len(names) >= 2:
