@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from kgtool.core.text import light_stem, normalize, stems_match, tokenize, words
 from kgtool.core.types import PassageHit
-from kgtool.reason.reading.analysis import analysed
+from kgtool.reason.reading import analysis
 from kgtool.reason.reading.form import (
     AnswerForm,
     noun_fit,
@@ -61,7 +61,7 @@ class Span:
 
 def expected_kind(text: str) -> str:
     """'date', 'number' or 'entity': the coarse kind of answer the question asks for."""
-    kind = analysed(text).kind
+    kind = analysis.analysed(text).kind
     return {"year": "date", "date": "date", "number": "number"}.get(kind, "entity")
 
 
@@ -235,7 +235,7 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
     a passage listed there is not run through link_mentions. support: what the bound chain says
     (its bindings and evidence): a span it names gains SUPPORT_BONUS.
     """
-    form = form or analysed(question).form
+    form = form or analysis.analysed(question).form
     if kind is not None and kind != {"year": "date"}.get(form.kind, form.kind):
         form = AnswerForm({"entity": "entity", "date": "date", "number": "number"}.get(kind, "entity"))
     if form.kind == "yesno":
