@@ -12,6 +12,7 @@ package holds.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "kgtool"
@@ -183,23 +184,108 @@ def test_the_graph_offers_every_service_a_run_uses():
     assert {"db", "settings"} <= set(inspect.signature(KnowledgeGraph.__init__).parameters)
 
 
+# a method runs no statement and reads no graph model but through ctx.services; a role is given a RoleEnv,
+# and reads the graph only through the graph view's named reads (kgtool.reason.graphview.GraphView)
+IN_METHODS = re.compile(r"\bctx\.(db|kg)\b|\brun_in\b")
+IN_ROLES = re.compile(r"\bctx\.(db|kg|session|trace|budget|retriever)\b|\bdb\.(run_in|read|write)\b|\.run_in\(")
+
+
+def graph_access_violations(root: Path, scanned: list[str] | None = None):
+    """Lines of reason/methods and reason/agents that reach the graph around the layer meant for it."""
+    for folder, pattern in (("methods", IN_METHODS), ("agents", IN_ROLES)):
+        for path in sorted((root / "reason" / folder).rglob("*.py")):
+            if scanned is not None:
+                scanned.append(str(path))
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if pattern.search(line.split("#")[0]):
+                    yield f"{path.relative_to(root.parent)}:{n}: {line.strip()}"
+
+
 def test_methods_and_roles_reach_the_graph_only_through_steps_recorders_and_services():
     """A method composes steps and recorders (no database calls of its own) and reads the graph's models
     through `ctx.services`; a role is built from a RoleEnv, so it cannot reach the run's database session
-    or the API-layer graph through a run context."""
-    import re
-
-    in_methods = re.compile(r"\bctx\.(db|kg)\b|\brun_in\b")
-    in_roles = re.compile(r"\bctx\.(db|kg|session|trace|budget|retriever)\b")
-    found, scanned = [], 0
-    for folder, pattern in (("methods", in_methods), ("agents", in_roles)):
-        for path in sorted((PACKAGE / "reason" / folder).rglob("*.py")):
-            scanned += 1
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-                if pattern.search(line.split("#")[0]):
-                    found.append(f"{path.relative_to(PACKAGE.parent)}:{n}: {line.strip()}")
+    or the API-layer graph through a run context, and it runs no Cypher itself: its reads are the graph
+    view's (GraphView.passage_entities, .fact_in_scope, ...)."""
+    scanned: list[str] = []
+    found = list(graph_access_violations(PACKAGE, scanned))
     assert not found, "\n".join(found)
-    assert scanned > 30, scanned
+    assert len(scanned) > 30, len(scanned)
+
+
+def test_the_graph_access_check_catches_a_role_running_cypher(tmp_path):
+    fake = tmp_path / "kgtool" / "reason"
+    (fake / "agents" / "offline").mkdir(parents=True)
+    (fake / "methods").mkdir()
+    (fake / "agents" / "offline" / "a.py").write_text(
+        "def f(self, db):\n    rows = self.db.run_in(self.session, 'x/y', id=1)\n")
+    (fake / "agents" / "offline" / "b.py").write_text("def f(db):\n    return db.read('x/y')  # a plain read\n")
+    (fake / "agents" / "c.py").write_text("def f(s, x):\n    return s.run_in(x)\n")
+    (fake / "agents" / "d.py").write_text("def f(view):\n    return view.fact_in_scope('f1')  # db.read( in a comment\n")
+    (fake / "methods" / "m.py").write_text("def run(ctx):\n    return ctx.db\n")
+    found = sorted(graph_access_violations(tmp_path / "kgtool"))
+    assert len(found) == 4, found
+    assert [f.split(":")[0] for f in found] == ["kgtool/reason/agents/c.py", "kgtool/reason/agents/offline/a.py",
+                                                "kgtool/reason/agents/offline/b.py", "kgtool/reason/methods/m.py"]
+
+
+# Implementations of roles a method must get through the role factory (kgtool.reason.agents.factory:
+# ctx.role, or its functions), never by importing them: which family answers is the run's choice.
+IMPLEMENTATIONS = ("kgtool.reason.agents.offline", "kgtool.reason.agents.llm")
+
+
+def imported_modules(path: Path, module: str):
+    """(line, name) for every kgtool name an import names: the module, and module.name for `from m import
+    name` (a submodule, when it is one)."""
+    for line, target in kgtool_imports(path, module):
+        yield line, target
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            base = package[:len(package) - (node.level - 1)] if node.level else []
+            target = ".".join(base + [node.module])
+            if target.startswith("kgtool"):
+                for alias in node.names:
+                    yield node.lineno, f"{target}.{alias.name}"
+
+
+def implementation_imports(root: Path, scanned: list[str] | None = None):
+    """Imports of an agent family's implementations from reason/methods (lazy ones too)."""
+    for path in sorted((root / "reason" / "methods").rglob("*.py")):
+        mine = module_name(path, root)
+        if scanned is not None:
+            scanned.append(mine)
+        reported = set()  # one report a line: `from m import name` names m and m.name
+        for line, target in imported_modules(path, mine):
+            if line in reported:
+                continue
+            if any(target == name or target.startswith(name) and target[len(name)] in "._" for name in IMPLEMENTATIONS):
+                reported.add(line)
+                yield f"{path.relative_to(root.parent)}:{line}: {mine} imports {target}"
+
+
+def test_methods_get_role_implementations_only_through_the_role_factory():
+    scanned: list[str] = []
+    found = list(implementation_imports(PACKAGE, scanned))
+    assert not found, "methods importing an agent family's implementation:\n" + "\n".join(found)
+    assert {"kgtool.reason.methods.reagent", "kgtool.reason.methods.c2rag", "kgtool.reason.methods.bm25_reader"} \
+        <= set(scanned)
+
+
+def test_the_implementation_check_catches_a_method_importing_one(tmp_path):
+    fake = tmp_path / "kgtool" / "reason" / "methods"
+    fake.mkdir(parents=True)
+    (fake / "a.py").write_text("from kgtool.reason.agents.offline.text_reader import text_answer\n")
+    (fake / "b.py").write_text("def run():\n    from ..agents.llm_safe import LLMSafe\n")  # lazy and relative
+    (fake / "c.py").write_text("from kgtool.reason.agents import offline\n")
+    (fake / "d.py").write_text("from kgtool.reason.agents.factory import text_answer\n"
+                               "from kgtool.reason.agents.safe_base import Feedback\n"
+                               "from kgtool.reason.reading.form import answer_form\n")
+    found = sorted(implementation_imports(tmp_path / "kgtool"))
+    assert len(found) == 3, found
+    assert "kgtool.reason.methods.a imports kgtool.reason.agents.offline.text_reader" in found[0]
+    assert "kgtool.reason.methods.b imports kgtool.reason.agents.llm_safe" in found[1]
+    assert "kgtool.reason.methods.c imports kgtool.reason.agents.offline" in found[2]
 
 
 def test_a_role_factory_is_given_a_role_env_not_the_run():

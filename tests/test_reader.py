@@ -262,7 +262,7 @@ def test_c2rag_recovery_of_the_answer_reads_with_the_noun_the_question_asks_by()
     from kgtool.reason.agents.offline.text_reader import TextReader
 
     reader = OfflineReader.__new__(OfflineReader)
-    reader.text = TextReader(None, None, lambda text: [], None)
+    reader.text = TextReader(None, lambda text: [], None)
     # the whole question asked of the chain's end: the old recovery typed it as any name, without the noun
     q = "The peak is part of what mountain range?"
     hits = [PassageHit("p1", "Peak", "The peak rises in the Sangre de Cristo Wilderness, in the Sangre de Cristo Range.")]
@@ -294,7 +294,7 @@ def test_c2rag_recovery_types_a_bridge_by_the_noun_its_phrase_opens_with():
     from kgtool.reason.agents.offline.text_reader import TextReader
 
     reader = OfflineReader.__new__(OfflineReader)
-    reader.text = TextReader(None, None, lambda text: [], None)
+    reader.text = TextReader(None, lambda text: [], None)
     q = "What is the population of the state where Vesta Airport is located?"
     c = Constraint(0, "Vesta Airport", "state where is located", "?x1", ["state where is located"])
     hits = [PassageHit("p1", "Vesta Airport", "Vesta Airport is located in Marl County, in the state of Norland.")]

@@ -299,7 +299,7 @@ def test_passages_naming_entities_become_links_one_read_per_level(kg, tmp_path):
     scope, ids = Scope(), _band_in_a_passage(kg, tmp_path)
     assert all(ids), ids
     db = _CountingDb(kg.db, "reagent/passages_naming")
-    links = TextLinks(db, GraphView(kg.db, kg.catalog, scope), scope)
+    links = TextLinks(GraphView(db, kg.catalog, scope))
     links.prefetch(ids)
     echo = links.of(ids[0])
     assert db.reads == 1  # three entities' passages in one statement; reading links off them reads nothing
@@ -309,7 +309,7 @@ def test_passages_naming_entities_become_links_one_read_per_level(kg, tmp_path):
         assert [h.passage_id for h in links._hits[entity_id]] == [h.passage_id for h in expected]
     assert any(f.tail_id == ids[1] and "citizen" in f.relation and f.kind == "passage" for f in echo), echo
     # an entity asked for alone is read once, then kept
-    alone = TextLinks(db, GraphView(kg.db, kg.catalog, scope), scope)
+    alone = TextLinks(GraphView(db, kg.catalog, scope))
     assert [(f.tail_id, f.relation_id) for f in alone.of(ids[0])] == [(f.tail_id, f.relation_id) for f in echo]
     alone.of(ids[0])
     assert db.reads == 2
@@ -331,7 +331,7 @@ def test_text_links_name_their_tails_from_the_passage_mention_rows(kg, tmp_path)
             return super().entity_name(entity_id)
 
     view = CountingView(kg.db, kg.catalog, scope)
-    links = TextLinks(kg.db, view, scope)
+    links = TextLinks(view)
     echo = links.of(ids[0])
     tails = {f.tail_id: f.tail for f in echo}
     assert ids[1] in tails and ids[2] in tails, echo

@@ -13,6 +13,7 @@ from kgtool.reason.agents.offline.c2rag_rerank import build_reranker
 from kgtool.reason.agents.offline.reagent_read import read_answer
 from kgtool.reason.agents.offline.text_reader import TextReader
 from kgtool.reason.context import HopState
+from kgtool.reason.graphview import GraphView
 from kgtool.reason.methods.reagent import _State
 from kgtool.retrieve.passages import search_passages
 
@@ -60,7 +61,7 @@ def test_a_chain_read_off_passages_escalates_to_the_reader_not_to_a_challenge(kg
 
 def test_the_reader_confirms_or_replaces_the_chains_binding(kg, tmp_path):
     _ingest(kg, tmp_path)
-    reader = TextReader(kg.db, None, kg.catalog.link_mentions, kg.matcher)
+    reader = TextReader(GraphView(kg.db, kg.catalog, Scope()), kg.catalog.link_mentions, kg.matcher)
     reranker = build_reranker(kg, "offline")
 
     def retrieve(query, k):
@@ -113,7 +114,6 @@ def test_a_revised_hop_keeps_where_its_fact_came_from(kg, tmp_path):
     from kgtool.reason.taxonomy import ReagentError
     from kgtool.reason.trace import TraceRecorder, candidate_row
     from kgtool.retrieve.hop import read_pool
-    from kgtool.reason.graphview import GraphView
 
     _ingest(kg, tmp_path)
     kg.ingest_facts(_tsv(tmp_path / "kg.tsv", [
@@ -136,5 +136,5 @@ def test_a_revised_hop_keeps_where_its_fact_came_from(kg, tmp_path):
     assert not state.all_stated([HopState("s1", 1, "q", drayke, "D", again[0], "t", "T")])
     assert state.all_stated([HopState("s2", 1, "q", drayke, "D", again[1], "t", "T")])
     assert not state.all_stated([])  # no chain rests on nothing
-    links = TextLinks(kg.db, GraphView(kg.db, kg.catalog, Scope()), Scope()).of(drayke)
+    links = TextLinks(GraphView(kg.db, kg.catalog, Scope())).of(drayke)
     assert links and not any(link.stated or state.stated(link) for link in links)

@@ -16,6 +16,7 @@ from kgtool.eval.mquake import matches
 from kgtool.reason.agents.offline.common import Thresholds
 from kgtool.reason.agents.offline.safe_feedback import OfflineSafeFeedback
 from kgtool.reason.agents.safe_base import StepView
+from kgtool.reason.graphview import GraphView
 from kgtool.reason.taxonomy import SafeError as E
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,10 +59,17 @@ def graph(sample_kg):
     return Graph(sample_kg)
 
 
+def _view(kg, session, scope: Scope) -> GraphView:
+    """The answer's graph view over `scope`, bound to `session` as the runner binds it."""
+    view = GraphView(kg.db, kg.catalog, scope)
+    view.session = session
+    return view
+
+
 @pytest.fixture
 def verifier(sample_kg):
     with sample_kg.db.session() as session:
-        yield OfflineSafeFeedback(sample_kg.db, session, Scope(), sample_kg.catalog, sample_kg.matcher,
+        yield OfflineSafeFeedback(_view(sample_kg, session, Scope()), sample_kg.catalog, sample_kg.matcher,
                                   thresholds=Thresholds.from_settings(sample_kg.settings))
 
 
@@ -113,7 +121,7 @@ def test_a_fact_the_graph_does_not_hold_is_unsupported(graph, verifier):
 
 def test_a_fact_out_of_the_answer_scope_is_unsupported(sample_kg, graph):
     with sample_kg.db.session() as session:
-        other_case = OfflineSafeFeedback(sample_kg.db, session, Scope(cases=("sample-2",)), sample_kg.catalog,
+        other_case = OfflineSafeFeedback(_view(sample_kg, session, Scope(cases=("sample-2",))), sample_kg.catalog,
                                          sample_kg.matcher)
         v = _last(other_case, plan_for(graph), [graph.cite(1, "Hey Jude", "performer", "Madonna")])
     assert v.error_type == E.UNSUPPORTED

@@ -10,7 +10,8 @@ import json
 from kgtool.core.scope import Scope
 from kgtool.core.types import PassageHit
 from kgtool.reason.reading.form import answer_form
-from kgtool.reason.agents.offline.text_reader import TextReader, locate, passage_entities
+from kgtool.reason.agents.offline.text_reader import TextReader, locate
+from kgtool.reason.graphview import GraphView
 from kgtool.retrieve.passages import search_passages
 
 CORPUS = {
@@ -53,7 +54,7 @@ def test_locate_matches_aliases_and_not_inside_words():
 def test_reader_without_graph_reads_spans_of_the_asked_shape():
     passages = [PassageHit("p1", "Anselm Drayke", "Anselm Drayke was a conductor born in Orsk Valley. "
                                                   "Drayke died in 1950 in Quillhaven.")]
-    reader = TextReader(None, None, link_mentions=lambda text: [])
+    reader = TextReader(None, link_mentions=lambda text: [])
     when = reader.answer("When did Anselm Drayke die?", passages)
     where = reader.answer("Where was Anselm Drayke born?", passages)
     assert when == ("1950", "p1")
@@ -62,7 +63,7 @@ def test_reader_without_graph_reads_spans_of_the_asked_shape():
 
 def test_chain_support_decides_between_spans_of_one_sentence():
     passages = [PassageHit("p1", "", "The prize went to Mara Quell and Odo Brent in Lisbon.")]
-    reader = TextReader(None, None, link_mentions=lambda text: [])
+    reader = TextReader(None, link_mentions=lambda text: [])
     question = "Who won the prize?"
     plain = reader.answer(question, passages)
     backed = reader.answer(question, passages, chain=["Odo Brent"])
@@ -71,7 +72,7 @@ def test_chain_support_decides_between_spans_of_one_sentence():
 
 
 def test_compare_answers_yes_no_and_choice_from_each_entity_text():
-    reader = TextReader(None, None)
+    reader = TextReader(None)
     q = "Are Velmora Orchestra and Brisk Finch Ensemble both based in Quillhaven?"
     form = answer_form(q)
     evidence = [("Velmora Orchestra", ["The Velmora Orchestra is a symphony orchestra based in Quillhaven."]),
@@ -92,13 +93,14 @@ def test_reader_reads_mentions_from_the_graph_once_per_passage(kg, tmp_path):
     _ingest(kg, tmp_path)
     hits = search_passages(kg.db, None, "Velmora Orchestra founded conductor", Scope.parse(None), 5)
     assert hits, "the full-text pool finds the invented passages"
-    entities = passage_entities(kg.db, None, [h.passage_id for h in hits])
+    view = GraphView(kg.db, kg.catalog, Scope.parse(None))
+    entities = view.passage_entities([h.passage_id for h in hits])
     orchestra = next(h for h in hits if h.title == "Velmora Orchestra")
     names = {e["name"] for e in entities[orchestra.passage_id]}
     assert "Velmora Orchestra" in names  # the entity its document is about
 
     calls = []
-    reader = TextReader(kg.db, None, link_mentions=lambda text: calls.append(text) or [])
+    reader = TextReader(view, link_mentions=lambda text: calls.append(text) or [])
     question = "Which conductor founded the Velmora Orchestra?"
     spans = reader.spans(question, hits)
     assert spans[0].text == "Anselm Drayke"

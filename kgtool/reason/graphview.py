@@ -8,9 +8,10 @@ depth per read, so the agents see exactly the pool the loop will score.
 from __future__ import annotations
 
 import threading
+from typing import Sequence
 
 from kgtool.core.scope import Scope
-from kgtool.core.types import CandidateFact
+from kgtool.core.types import CandidateFact, PassageHit
 from kgtool.errors import ConfigError
 from kgtool.graph.db import Database
 from kgtool.ingest.graph_linker import GraphLinker
@@ -207,9 +208,54 @@ class GraphView:
         keys = [k for k in dict.fromkeys(k for k in keys if k) if (k, model) not in read]
         if not keys:
             return {}
-        rows = (self.db.run_in(self.session, "graph/relation_embeddings", keys=keys) if self.session is not None
-                else self.db.read("graph/relation_embeddings", keys=keys))
+        rows = self._read("graph/relation_embeddings", keys=keys)
         if len(read) > 200_000:
             read.clear()
         read.update((k, model) for k in keys)
         return {r["label"]: r["embedding"] for r in rows if r["model"] == model and r["label"] and r["embedding"]}
+
+    # ------------------------------------------------------------------ the roles' named reads
+    # A role reads the graph only through these (tests/test_layers.py): every read runs in the answer's
+    # session while the loop has bound one, and in the answer's scope where the read is scoped.
+
+    def _read(self, name: str, **params) -> list[dict]:
+        return (self.db.run_in(self.session, name, **params) if self.session is not None
+                else self.db.read(name, **params))
+
+    def passage_entities(self, passage_ids: Sequence[str]) -> dict[str, list[dict]]:
+        """Per passage id, the entities it mentions or its document is about ({id, name, aliases}); one read."""
+        ids = list(dict.fromkeys(p for p in passage_ids if p))
+        if not ids:
+            return {}
+        rows = self._read("passages/mentions", ids=ids)
+        return {r["passage_id"]: [e for e in r["entities"] if e.get("id")] for r in rows}
+
+    def passages_naming(self, queries: list[dict], limit: int) -> dict[str, list[PassageHit]]:
+        """Entity id -> the passages of this scope its full-text query finds ({entity_id, query} each), best
+        first (Lucene's order on ties); one read for all of them."""
+        params = self.scope.params()
+        rows = self._read("reagent/passages_naming", queries=queries, limit=int(limit), cases=params["cases"],
+                          batches=params["batches"])
+        out = {}
+        for row in rows:
+            hits = sorted(row["hits"], key=lambda h: -h["fulltext"])
+            out[row["entity_id"]] = [PassageHit(h["passage_id"], h["title"] or "", h["text"] or "",
+                                                scores={"fulltext": float(h["fulltext"])}) for h in hits]
+        return out
+
+    def fact_in_scope(self, fact_id: str) -> dict | None:
+        """The stored fact's standing in this scope (in_force, superseded_by, replacement, ...), None when
+        the graph holds no such fact (cypher/safe/check_fact)."""
+        rows = self._read("safe/check_fact", fact_id=fact_id, **self.scope.params())
+        return rows[0] if rows else None
+
+    def hops_between(self, from_id: str, to_id: str) -> int | None:
+        """The fewest facts in force in this scope that connect the two entities, None if none within the
+        read's bound (cypher/safe/connected)."""
+        rows = self._read("safe/connected", from_id=from_id, to_id=to_id, **self.scope.params())
+        return rows[0]["hops"] if rows else None
+
+    def is_object_of(self, entity_id: str, relation_keys: Sequence[str]) -> bool:
+        """Does some fact of one of these relations end at the entity (cypher/graph/object_of_relations)?"""
+        rows = self._read("graph/object_of_relations", entity_id=entity_id, keys=list(relation_keys))
+        return bool(rows and rows[0]["found"])

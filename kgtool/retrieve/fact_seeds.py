@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from kgtool.graph.db import Database
-from kgtool.retrieve.passages import embed_missing, model_name
+from kgtool.retrieve.stored_vectors import embed_missing, model_name
 
 FACTS = 5  # HippoRAG 2's linking_top_k: the facts whose entities seed the walk
 ENTITIES = 5  # and the entities kept (HippoRAG 2 keeps linking_top_k of them too)

@@ -37,6 +37,7 @@ from kgtool.core.types import Embedder, PassageHit
 from kgtool.errors import ConfigError
 from kgtool.graph.db import Database
 from kgtool.retrieve.scoring import default_registry, field_of
+from kgtool.retrieve.stored_vectors import embed_missing, model_name
 
 POOLS = ("fulltext", "vector", "linked", "walk")
 WALK_FUSIONS = ("ppr", "rrf")
@@ -117,31 +118,6 @@ def embed_passages(db: Database, embedder: Embedder, *, batch_size: int = 256, p
                          "passages/without_embedding", "passages/set_embeddings",
                          lambda r: (r["passage_id"], embedding_text(r["title"], r["text"] or "")),
                          batch_size=batch_size, progress=progress)
-
-
-def model_name(embedder) -> str:
-    """The name stored beside a vector: vectors of another model are embedded again."""
-    return str(getattr(embedder, "name", "") or type(embedder).__name__)
-
-
-def embed_missing(db: Database, encode, model: str, count: str, page: str, write: str, id_and_text, *,
-                  batch_size: int, progress=None) -> int:
-    """Page by page, embed the nodes the `page` read returns (those without a vector of `model`) and store
-    the vectors with `write`; `id_and_text(row)` gives a row's id and the text to embed. Returns how many
-    were embedded; progress(done, total) after each page (total from the `count` read)."""
-    done = 0
-    total = db.read(count, model=model)[0]["n"] if progress else 0
-    while True:
-        rows = db.read(page, model=model, limit=int(batch_size))
-        if not rows:
-            return done
-        pairs = [id_and_text(r) for r in rows]
-        vectors = encode([text for _id, text in pairs])
-        db.write(write, rows=[{"id": node_id, "embedding": [float(x) for x in vec], "model": model}
-                              for (node_id, _text), vec in zip(pairs, vectors)])
-        done += len(rows)
-        if progress:
-            progress(done, max(total, done))
 
 
 # ------------------------------------------------------------------------------ scorers

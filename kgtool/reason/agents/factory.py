@@ -52,6 +52,34 @@ def llm_agents(kg, scope, memo: dict | None = None) -> AgentSet:
                for name, role in roles.items()]
     return AgentSet("llm", *wrapped, usage_source=client, view=view, backup=backup)
 
+
+# What a method uses beside its roles, from the offline implementations: a method imports no module of
+# agents/offline or agents/llm* itself (tests/test_layers.py), so these are imported on first use here.
+
+def reranker(services, choice: str = "auto"):
+    """C2RAG's reranker of text evidence that `choice` names, over the graph's services
+    (kgtool.reason.agents.offline.c2rag_rerank.build_reranker: "offline", "cross_encoder", "auto" or a model)."""
+    from kgtool.reason.agents.offline.c2rag_rerank import build_reranker
+
+    return build_reranker(services, choice)
+
+
+def text_answer(reader, retrieve, question: str, link_mentions, **options):
+    """(answer, passages read, passage id) for `question` from text alone, by the "text_reader" role
+    `reader` (kgtool.reason.agents.offline.text_reader.text_answer, whose keywords `options` are)."""
+    from kgtool.reason.agents.offline.text_reader import text_answer as answer
+
+    return answer(reader, retrieve, question, link_mentions, **options)
+
+
+def read_answer(reader, rerank, retrieve, question: str, link_mentions, **options):
+    """The answer read off passages with a chain's answers as support, its binding confirmed or replaced
+    (kgtool.reason.agents.offline.reagent_read.read_answer, whose keywords `options` are)."""
+    from kgtool.reason.agents.offline.reagent_read import read_answer as read
+
+    return read(reader, rerank, retrieve, question, link_mentions, **options)
+
+
 # VoG's roles (kgtool.reason.methods.vog): plan, retrieve, verify, revise
 ROLES.register("offline.vog_shared", "kgtool.reason.agents.offline.vog:shared",
                description="VoG: relation profiles and mention tests the offline VoG roles share within an answer")

@@ -18,7 +18,7 @@ from kgtool.core.types import Verdict
 from kgtool.errors import ConfigError
 
 from kgtool.reason import steps
-from kgtool.reason.agents.offline.text_reader import text_answer
+from kgtool.reason.agents.factory import text_answer
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
 from kgtool.reason.trace import TraceRecorder, candidate_row

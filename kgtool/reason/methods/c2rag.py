@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from kgtool.core.text import normalize
 from kgtool.core.types import Verdict
 from kgtool.reason import steps
+from kgtool.reason.agents import factory
 from kgtool.reason.agents.c2rag_base import (
     Block,
     Constraint,
@@ -132,13 +133,11 @@ class C2Rag:
 
     # ------------------------------------------------------------------ loop
     def run(self, ctx: RunContext, question: str) -> Outcome:
-        from kgtool.reason.agents.offline.c2rag_rerank import build_reranker
-
         plan: ConstraintPlan = ctx.role("c2rag_planner").plan(question, self.relation_variants)
         for c in plan.constraints:
             c.id = new_id("constraint")
         C2ragRecorder(ctx).create([c.as_row(plan.target) for c in plan.constraints])
-        self._rerank = build_reranker(ctx.services, self.reranker)
+        self._rerank = factory.reranker(ctx.services, self.reranker)
         self._relsim = RelationSimilarityScorer(ctx.services.embedder)
         reader = ctx.role("c2rag_reader")
         bindings: dict[str, dict[str, Value]] = {}

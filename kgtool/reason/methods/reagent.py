@@ -49,6 +49,7 @@ from kgtool.core.configs import PartConfig, setting
 from kgtool.core.types import PLACEHOLDER, CandidateFact, Plan, Verdict
 from kgtool.errors import ConfigError
 from kgtool.reason import steps
+from kgtool.reason.agents import factory
 from kgtool.reason.agents.reagent_base import Conflict
 from kgtool.reason.context import HopState, RunContext
 from kgtool.reason.methods.base import Outcome
@@ -390,17 +391,14 @@ class ReAgent:
         """(hop, answer, answer id) read off passages by the shared offline reader (reagent_read), recorded
         as a passage step after the chain; (None, binding, None) when the passages confirm the chain's
         binding; None if nothing reads (no passage: a graph of facts)."""
-        from kgtool.reason.agents.offline.c2rag_rerank import build_reranker
-        from kgtool.reason.agents.offline.reagent_read import read_answer
-
         question = self._question
         # the question's own entity anchors the reading: a chain over extracted facts often goes astray,
         # so its bindings only support the spans that name them
         anchor = plan.topic or next((h.answer for h in reversed(chain) if h.answer), None)
-        reading = read_answer(ctx.role("text_reader", "offline"), build_reranker(ctx.services, "offline"),
-                              lambda q, k: steps.retrieve_passages(ctx, q, k), question,
-                              ctx.services.catalog.link_mentions, topic=anchor,
-                              chain=[h.answer for h in chain if h.answer], binding=binding)
+        reading = factory.read_answer(ctx.role("text_reader", "offline"), factory.reranker(ctx.services, "offline"),
+                                      lambda q, k: steps.retrieve_passages(ctx, q, k), question,
+                                      ctx.services.catalog.link_mentions, topic=anchor,
+                                      chain=[h.answer for h in chain if h.answer], binding=binding)
         if not reading.answer:
             return None
         if reading.confirms:

@@ -75,7 +75,7 @@ class OfflineConstraintPlanner:
     def __init__(self, env):
         self.planner = env.agents.planner
         self.catalog = env.services.catalog
-        self.db = getattr(getattr(env, "graph", None), "db", None)
+        self.view = getattr(getattr(env, "graph", None), "view", None)
         self.matcher = env.services.matcher
 
     def plan(self, question: str, variants: int = 3) -> ConstraintPlan:
@@ -214,7 +214,7 @@ class OfflineConstraintPlanner:
         if not any(supports) or not c2rag_chain.last_phrase_unexplained(question, base, reading, said):
             return False
         return not c2rag_chain.end_of_asked_kind(reading, constraints[-1].relation, last_direction, end_id,
-                                                 self.catalog.stated_vocabulary(), self.db)
+                                                 self.catalog.stated_vocabulary(), self.view)
 
     def _single(self, question: str, topic: str | None) -> Constraint:
         mentions = self.catalog.link_mentions(question)
@@ -273,8 +273,7 @@ class OfflineReader:
         self.matcher = env.services.matcher
         # the shared offline reader (kgtool.reason.agents.offline.text_reader): passage mentions read
         # from the graph, not by the linker over each passage
-        self.text = TextReader(getattr(graph, "db", None), getattr(graph, "session", None),
-                               self.catalog.link_mentions, env.services.matcher)
+        self.text = TextReader(getattr(graph, "view", None), self.catalog.link_mentions, env.services.matcher)
 
     def recover(self, question: str, constraint: Constraint, constraint_text: str, known: Sequence[str],
                 passages: Sequence[PassageHit]) -> tuple[str | None, str | None]:

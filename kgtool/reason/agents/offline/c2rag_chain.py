@@ -215,20 +215,20 @@ def kind_keys(word: str, vocabulary: dict[str, list[str]]) -> list[str]:
 
 
 def end_of_asked_kind(reading: QuestionReading | None, last_label: str, last_direction: str,
-                      end_id: str | None, vocabulary: dict[str, list[str]], db) -> bool:
+                      end_id: str | None, vocabulary: dict[str, list[str]], view) -> bool:
     """Is the chain's end of the kind the question's noun asks for ("What currency ...")? The last hop
     read forwards names its object's kind, or some relation naming the kind ends at the entity. Only
-    positive evidence counts (a graph naming no relation after the kind says nothing)."""
+    positive evidence counts (a graph naming no relation after the kind says nothing). view: the answer's
+    graph view (GraphView.is_object_of), or None to read nothing."""
     word = kind_word(reading, None) if reading is not None else None
     if not word or " " in word:
         return False
     if last_direction != "in" and label_kind(last_label) == light_stem(word):
         return True
     keys = kind_keys(word, vocabulary)
-    if not keys or not end_id or db is None:
+    if not keys or not end_id or view is None:
         return False
-    rows = db.read("graph/object_of_relations", entity_id=end_id, keys=keys)
-    return bool(rows and rows[0]["found"])
+    return view.is_object_of(end_id, keys)
 
 
 __all__ = ["end_of_asked_kind", "hop_phrases", "kept_hops", "last_phrase_unexplained", "phrases_beyond",

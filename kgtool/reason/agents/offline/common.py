@@ -11,6 +11,7 @@ from kgtool.core.text import relation_key as core_relation_key
 from kgtool.core.types import (
     PLACEHOLDER,
     CandidateFact,
+    PassageHit,
     Plan,
 )
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile, TextAnalysis, phrase_core
@@ -36,6 +37,18 @@ class GraphView(Protocol):
     def relation_phrases(self, relation_key: str) -> list[str]:
         """Label plus corpus phrasings; phrasings may carry a "{}" entity slot."""
         ...
+
+    # the named reads of the roles that read passages or check a step (kgtool.reason.graphview.GraphView):
+    # roles run no Cypher of their own
+    def passage_entities(self, passage_ids: Sequence[str]) -> dict[str, list[dict]]: ...
+
+    def passages_naming(self, queries: list[dict], limit: int) -> dict[str, list[PassageHit]]: ...
+
+    def fact_in_scope(self, fact_id: str) -> dict | None: ...
+
+    def hops_between(self, from_id: str, to_id: str) -> int | None: ...
+
+    def is_object_of(self, entity_id: str, relation_keys: Sequence[str]) -> bool: ...
 
 
 def relation_key(fact: CandidateFact) -> str:

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING
 
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
+from kgtool.reason.agents.offline.structured_path import StructuredPath
 from kgtool.reason.answer_kind import asks_place, asks_whole_place
 from kgtool.reason.kinds import is_kind, label_kind, puts_in_place
 from kgtool.reason.question import QuestionReading
 
 if TYPE_CHECKING:
-    from kgtool.reason.agents.offline.structured import StructuredPath, StructuredSearch
+    from kgtool.reason.agents.offline.structured_scoring import HopScoring
 
 # the question words' own kinds: the graph names no relation after them
 _UNTYPED = frozenset({"person", "place", "time"})
@@ -37,7 +38,7 @@ def kind_word(reading: QuestionReading, type_text: str | None) -> str | None:
     return word
 
 
-def kind_hops(search: StructuredSearch, finished: list[StructuredPath], reading: QuestionReading,
+def kind_hops(search: HopScoring, finished: list[StructuredPath], reading: QuestionReading,
               type_text: str | None) -> list[StructuredPath]:
     """The finished paths, those of the best that stop short of the asked kind carried on to it (see
     the module docstring). A carried path keeps its reading's score, less the implicit link's cost:
@@ -73,7 +74,7 @@ def kind_hops(search: StructuredSearch, finished: list[StructuredPath], reading:
     return [p for p in finished if id(p) not in carried] + out
 
 
-def _names_kind(search: StructuredSearch, fact: CandidateFact, word: str, path: StructuredPath) -> bool:
+def _names_kind(search: HopScoring, fact: CandidateFact, word: str, path: StructuredPath) -> bool:
     """A stated fact read forwards whose label is the kind's word alone ("currency"): its object is one. A
     label that only ends in the word ("parent company") names a relation between two of the kind, and
     the entity before it may well be one already."""
@@ -86,7 +87,7 @@ def _names_kind(search: StructuredSearch, fact: CandidateFact, word: str, path: 
     return kind is not None and len(label.replace("_", " ").split()) == 1 and is_kind(word, frozenset([kind]))
 
 
-def _place_links(search: StructuredSearch, pool: list[CandidateFact], word: str, path: StructuredPath
+def _place_links(search: HopScoring, pool: list[CandidateFact], word: str, path: StructuredPath
                  ) -> list[CandidateFact]:
     """For a place asked by a noun no relation is named after ("in what city is the observatory ..."):
     the facts putting the path's entity in a place, read forwards, when the entity is a thing somewhere
@@ -105,7 +106,7 @@ def _place_links(search: StructuredSearch, pool: list[CandidateFact], word: str,
     return [f for f in placed if f.tail_id not in path.visited and f.head_id != f.tail_id and search.prior(f) >= 1.0]
 
 
-def _links(search: StructuredSearch, pool: list[CandidateFact], path: StructuredPath) -> list[CandidateFact]:
+def _links(search: HopScoring, pool: list[CandidateFact], path: StructuredPath) -> list[CandidateFact]:
     """One stated fact per relation leading on from the path, read forwards (the implicit link's
     candidates: a property of the entity, as a city's country is)."""
     seen: set[tuple[str, str]] = set()
@@ -123,11 +124,9 @@ def _links(search: StructuredSearch, pool: list[CandidateFact], path: Structured
     return out
 
 
-def _kind_step(search: StructuredSearch, path: StructuredPath, fact: CandidateFact) -> StructuredPath:
+def _kind_step(search: HopScoring, path: StructuredPath, fact: CandidateFact) -> StructuredPath:
     """The hop whose relation names the kind: it reads no phrase, so it neither costs nor earns (the
     path it carries on is dropped), and it takes the type hint's bonus for a relation fitting it outright."""
-    from kgtool.reason.agents.offline.structured import StructuredPath
-
     s = search.s
     step = search._step(path, fact, relation_key(fact), path.consumed, path.consumed, (), 0.0)
     return StructuredPath(step.hops, step.entity_id, step.visited, step.consumed, step.score, path.silent,

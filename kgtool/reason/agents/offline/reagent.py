@@ -42,8 +42,7 @@ class TextEvidence:
     def __init__(self, env, *, passages: int = 5):
         graph = env.graph  # the family's graph view, or one over the same session (the llm family has none)
         self.view = graph.view
-        self.links = TextLinks(graph.db, self.view, graph.scope, passages=passages,
-                               warm=env.services.matcher.encoder.encode)
+        self.links = TextLinks(self.view, passages=passages, warm=env.services.matcher.encoder.encode)
         self.augmented = TextAugmentedView(self.view, self.links)
 
     def candidates(self, entity_id: str | None) -> list[CandidateFact]:

@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from kgtool.core.scope import Scope
 from kgtool.core.text import normalize, tokenize
 from kgtool.core.types import CandidateFact, PassageHit
 from kgtool.reason.agents.offline.common import (
@@ -25,7 +24,7 @@ from kgtool.reason.agents.offline.common import (
     first_per_group,
     relation_key,
 )
-from kgtool.reason.agents.offline.text_reader import locate, passage_entities
+from kgtool.reason.agents.offline.text_reader import locate
 from kgtool.reason.relmatch import phrase_core
 from kgtool.retrieve.passages import lucene_query
 
@@ -76,16 +75,13 @@ class TextLinks:
     this says more than one relation, so it yields no link.
     """
 
-    def __init__(self, db, view: GraphView, scope: Scope, *, passages: int = 20, max_connector: int = 6,
-                 warm=None):
-        self.db = db
+    def __init__(self, view: GraphView, *, passages: int = 20, max_connector: int = 6, warm=None):
         self.warm = warm  # strings -> None: embeds the links' relations in one call (the matcher's encoder)
         self._entities: dict[str, list[dict]] = {}  # passage id -> the entities it mentions
         # entity id -> primary name, from those mention rows (e.name, what view.entity_name reads): asking
         # entity_name per link cost a round trip per entity new to the process, ~60 an answer
         self._names: dict[str, str] = {}
-        self.view = view
-        self.scope = scope
+        self.view = view  # the answer's graph view: the passages of its scope, read in its session
         self.passages = passages
         self.max_connector = max_connector
         self._links: dict[str, list[PassageFact]] = {}
@@ -110,20 +106,12 @@ class TextLinks:
         self._hits.update({e: [] for e in names})
         if not queries:
             return
-        session = getattr(self.view, "session", None)
-        params = {"queries": queries, "limit": int(self.passages), "cases": self.scope.params()["cases"],
-                  "batches": self.scope.params()["batches"]}
-        rows = (self.db.run_in(session, "reagent/passages_naming", **params) if session is not None
-                else self.db.read("reagent/passages_naming", **params))
-        for row in rows:
-            hits = sorted(row["hits"], key=lambda h: -h["fulltext"])  # best first, Lucene's order on ties
-            self._hits[row["entity_id"]] = [PassageHit(h["passage_id"], h["title"] or "", h["text"] or "",
-                                                       scores={"fulltext": float(h["fulltext"])}) for h in hits]
+        self._hits.update(self.view.passages_naming(queries, self.passages))
         # the passages' mentions as ingestion recorded them, in one read: running the linker over
         # every sentence cost ~30 ms a sentence and a lookup round trip per new word run
         fresh = [h.passage_id for e in names for h in self._hits.get(e, []) if h.passage_id not in self._entities]
         if fresh:
-            got = passage_entities(self.db, session, fresh)
+            got = self.view.passage_entities(fresh)
             for pid in fresh:
                 self._entities[pid] = got.get(pid, [])
                 self._names.update((e["id"], e["name"]) for e in self._entities[pid] if e.get("name") is not None)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from kgtool.core.scope import Scope
 from kgtool.core.types import CandidateFact, Plan
 from kgtool.reason.agents.offline.common import (
     Thresholds,
@@ -43,11 +42,8 @@ from kgtool.reason.taxonomy import SafeError as E
 class OfflineSafeFeedback:
     """Judges one step of a trajectory against the graph, in the answer's scope."""
 
-    def __init__(self, db, session, scope: Scope, catalog, matcher: RelationMatcher, *,
-                 thresholds: Thresholds = Thresholds()):
-        self.db = db
-        self.session = session
-        self.scope = scope
+    def __init__(self, view, catalog, matcher: RelationMatcher, *, thresholds: Thresholds = Thresholds()):
+        self.view = view  # the answer's graph view: its scope and session are the ones the steps are judged in
         self.matcher = matcher
         self.profiles = _Profiles(catalog, matcher)
         self.mentions = _Mentions(catalog)
@@ -150,11 +146,10 @@ class OfflineSafeFeedback:
     def _attribution(self, plan: Plan, covered: int, step: StepView, subq: str, last_id: str | None,
                      last_name: str) -> Feedback | None:
         fact = step.fact
-        rows = self.db.run_in(self.session, "safe/check_fact", fact_id=fact.fact_id, **self.scope.params())
-        if not rows:
+        row = self.view.fact_in_scope(fact.fact_id)
+        if row is None:
             return Feedback(E.UNSUPPORTED, f"the graph holds no fact {fact.fact_id!r}",
                             f"Cite a stored fact of {last_name!r} that answers: {subq}")
-        row = rows[0]
         if not row["in_force"] and row["superseded_by"]:
             new = row["replacement"]
             instead = f" it now states {new['head']} {new['relation']} {new['tail']}" if new else ""
@@ -222,8 +217,7 @@ class OfflineSafeFeedback:
             return None
         if from_id == to_id:
             return 0
-        rows = self.db.run_in(self.session, "safe/connected", from_id=from_id, to_id=to_id, **self.scope.params())
-        return rows[0]["hops"] if rows else None
+        return self.view.hops_between(from_id, to_id)
 
     def _fits(self, fact: CandidateFact, plan: Plan, part: int, step: StepView | None) -> bool:
         """Does the fact's relation answer this part of the question?"""
@@ -241,5 +235,5 @@ class OfflineSafeFeedback:
 
 def offline_feedback(env) -> OfflineSafeFeedback:
     graph, services = env.graph, env.services
-    return OfflineSafeFeedback(graph.db, graph.session, graph.scope, services.catalog, services.matcher,
+    return OfflineSafeFeedback(graph.view, services.catalog, services.matcher,
                                thresholds=Thresholds.from_settings(services.settings))

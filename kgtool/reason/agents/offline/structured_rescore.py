@@ -14,10 +14,10 @@ from kgtool.reason.kinds import is_kind
 from kgtool.reason.question import QuestionReading
 
 if TYPE_CHECKING:
-    from kgtool.reason.agents.offline.structured import StructuredSearch
+    from kgtool.reason.agents.offline.structured_scoring import HopScoring
 
 
-def rescore(search: StructuredSearch, reading: QuestionReading, facts: Sequence[CandidateFact]
+def rescore(search: HopScoring, reading: QuestionReading, facts: Sequence[CandidateFact]
             ) -> tuple[float | None, int]:
     """What `search` would score a given chain of facts at (its best reading of the phrases in
     order: the same fits, costs, split hops, soft ending and type bonus or type hop), and how

@@ -16,7 +16,7 @@ from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.roles import conflict, relation_role, says_doer, says_part_of, segment_role, shares_verb_sense
 
 if TYPE_CHECKING:
-    from kgtool.reason.agents.offline.structured import SearchSettings, StructuredPath
+    from kgtool.reason.agents.offline.structured_path import SearchSettings, StructuredPath
     from kgtool.reason.segmatch import PhraseScorer
 
 

@@ -45,16 +45,6 @@ COMPARE_PASSAGES = 3
 CHAIN_TOP = 3
 
 
-def passage_entities(db, session, passage_ids: Sequence[str]) -> dict[str, list[dict]]:
-    """Per passage id, the entities it mentions or its document is about ({id, name, aliases}); one read."""
-    ids = list(dict.fromkeys(p for p in passage_ids if p))
-    if not ids:
-        return {}
-    rows = (db.run_in(session, "passages/mentions", ids=ids) if session is not None
-            else db.read("passages/mentions", ids=ids))
-    return {r["passage_id"]: [e for e in r["entities"] if e.get("id")] for r in rows}
-
-
 def locate(text: str, entities: Sequence[dict]) -> list[Mention]:
     """Where the entities' names (and aliases) stand in `text` as whole words, longest first, no overlaps.
 
@@ -90,30 +80,30 @@ def locate(text: str, entities: Sequence[dict]) -> list[Mention]:
 class TextReader:
     """Spans of retrieved passages, typed by the question, ranked; compared questions from per-entity text.
 
-    db/session: where the passages' mentions are read (the answer's session). link_mentions: the
+    graph: the answer's graph view (kgtool.reason.graphview.GraphView), which reads the passages'
+    mentions; None reads none. link_mentions: the
     catalog's linker, used only for texts that are not stored passages (evidence sentences).
     matcher: the offline relation matcher, which reads how a sentence says what is asked (all the
     sentences' words embedded in one call); without it, shared stemmed words measure it.
     """
 
-    def __init__(self, db, session, link_mentions: Callable[[str], list] | None = None, matcher=None):
-        self.db = db
+    def __init__(self, graph, link_mentions: Callable[[str], list] | None = None, matcher=None):
+        self.graph = graph
         self.matcher = matcher  # the offline relation matcher: how a sentence says what is asked (else words)
-        self.session = session
         self.link_mentions = link_mentions
         self._entities: dict[str, list[dict]] = {}  # passage id -> its entities, read once per answer
 
     def without_model(self) -> "TextReader":
         """The same reader scoring sentences by their words alone (a baseline that uses no model)."""
-        plain = TextReader(self.db, self.session, self.link_mentions)
+        plain = TextReader(self.graph, self.link_mentions)
         plain._entities = self._entities
         return plain
 
     def mentions(self, passages: Sequence[PassageHit]) -> dict[str, list[Mention]]:
         """Located mentions per passage id (one read for the passages not read yet)."""
         missing = [p.passage_id for p in passages if p.passage_id not in self._entities]
-        if missing and self.db is not None:
-            got = passage_entities(self.db, self.session, missing)
+        if missing and self.graph is not None:
+            got = self.graph.passage_entities(missing)
             for pid in missing:
                 self._entities[pid] = got.get(pid, [])
         return {p.passage_id: locate(p.text or "", self._entities[p.passage_id])
@@ -162,8 +152,8 @@ class TextReader:
 
 
 def text_reader(env) -> TextReader:
-    """The role factory: the reader over this answer's session, with the graph's linker and matcher."""
-    return TextReader(env.graph.db, env.graph.session, env.services.catalog.link_mentions, env.services.matcher)
+    """The role factory: the reader over this answer's graph view, with the graph's linker and matcher."""
+    return TextReader(env.graph.view, env.services.catalog.link_mentions, env.services.matcher)
 
 
 def text_answer(reader: TextReader, retrieve: Callable[[str, int], list[PassageHit]], question: str,
