@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from kgtool.core.text import strip_disambiguation
+from kgtool.reason.offline_config import OFFLINE
 
 _AUX = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
         "should", "shall", "may", "might"}
@@ -227,7 +228,7 @@ _PLACE_WORDS = {**{w: w for w in _SPECIFIC_PLACES}, "capital": "city", "nation":
                 "republic": "country", "kingdom": "country"}
 # a fixed lift for a span named as the noun asks ("Dodge County" for "what county") and cut for a span that
 # is another kind of place ("Salt Lake City" for "what state"): not fitted to any question set
-NOUN_BONUS = 1.3
+NOUN_BONUS = OFFLINE.noun_bonus
 NOUN_MISMATCH = 0.5
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
 
@@ -317,7 +318,7 @@ def span_shape(text: str) -> str:
         return "number"
     if s.lower() in _NUMBER_WORDS:
         return "number"
-    if _DATE.search(s) and sum(ch.isalpha() for ch in s) <= len(s) * 0.75:
+    if _DATE.search(s) and sum(ch.isalpha() for ch in s) <= len(s) * OFFLINE.date_letters:
         return "date"
     if re.fullmatch(r"1\d{3}|20\d{2}", s):
         return "date"

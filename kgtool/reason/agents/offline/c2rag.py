@@ -52,6 +52,7 @@ from kgtool.reason.agents.offline.c2rag_spans import rank_spans
 from kgtool.reason.agents.offline.text_reader import TextReader, named_in
 from kgtool.reason.agents.offline.common import relation_key
 from kgtool.reason.question import IMPERATIVES
+from kgtool.reason.offline_config import OFFLINE
 
 
 def _variants(label: str, phrases: Sequence[str], m: int) -> list[str]:
@@ -262,7 +263,7 @@ class OfflineReranker:
         for c, lex in zip(candidates, lexical):
             fact_prof = self._fact_profile(c)
             rel = float(self.matcher.calibrate(self.matcher.relation_similarity(prof, fact_prof)))
-            out.append(0.85 * rel + 0.15 * float(lex))
+            out.append(OFFLINE.c2rag_relation_weight * rel + OFFLINE.c2rag_lexical_weight * float(lex))
         return out
 
 

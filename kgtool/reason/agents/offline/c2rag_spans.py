@@ -29,6 +29,7 @@ from kgtool.reason.agents.offline.answer_form import (
     shape_answer,
     span_shape,
 )
+from kgtool.reason.offline_config import OFFLINE
 
 _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$)|$)")
 _GLUE_WORDS = r"of|the|de|von|van|der|du|la|le|and|&"
@@ -48,7 +49,7 @@ _MONTH_ONLY = re.compile(rf"{_MONTH}(?:\s+\d{{1,2}})?")
 _ADJ_SUFFIX = ("-based", "-born", "-speaking", "-language")
 # a span the bound chain also names (a binding, or a name in its evidence) is the chain's reading of the
 # passages as well as the passages' own: a fixed lift, not fitted to any question set
-SUPPORT_BONUS = 1.3
+SUPPORT_BONUS = OFFLINE.support_bonus
 
 
 @dataclass
@@ -309,16 +310,17 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
                 if form.wants_name and not linked and _sentence_opener(text, s, e, s0):
                     continue
                 # near the words of the relation or the anchor: the span that sentence says it about
-                score = weight * (0.45 * said + 0.3 * anchored + 0.25 * overlap
-                                  + 0.1 * _proximity(sentence, s - s0, e - s0, cue_words))
+                score = weight * (OFFLINE.span_said_weight * said + OFFLINE.span_anchor_weight * anchored
+                                  + OFFLINE.span_overlap_weight * overlap
+                                  + OFFLINE.span_near_weight * _proximity(sentence, s - s0, e - s0, cue_words))
                 if hit.title and normalize(hit.title) == key:
-                    score *= 1.1  # the passage is about this entity
+                    score *= OFFLINE.title_bonus  # the passage is about this entity
                 if supported and f" {key} " in f" {supported} ":
                     score *= SUPPORT_BONUS
                 if form.kind == "person" and _person_like(surface):
-                    score *= 1.15
+                    score *= OFFLINE.person_bonus
                 if form.kind == "place" and _PLACE_PREP.search(text[s0:s]):
-                    score *= 1.15
+                    score *= OFFLINE.place_bonus
                 # the noun the question asks by ("what county"): a span named so, or of another kind of place
                 score *= noun_fit(surface, text[s0:s], form)
                 surface = shape_answer(surface, form)
