@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from kgtool.core.text import normalize
 from kgtool.reason.agents.c2rag_base import Block
 from kgtool.reason.agents.offline.answer_form import AnswerForm
+from kgtool.reason.reading.words import FALSE_WORDS as _FALSE, TRUE_WORDS as _TRUE
 
 _WORD = re.compile(r"[A-Za-z][\w'’\-]*")
 _YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
@@ -128,7 +129,6 @@ def compare_answer(question: str, form: AnswerForm, blocks: Sequence[Block]) -> 
     return "yes" if said else "no"
 
 
-_TRUE, _FALSE = {"true", "yes"}, {"false", "no"}
 
 
 def _truth(value: str | None) -> bool | None:

@@ -30,6 +30,7 @@ from kgtool.reason.agents.offline.answer_form import (
     span_shape,
 )
 from kgtool.reason.offline_config import OFFLINE
+from kgtool.reason.reading.words import CLAUSE_OPENERS as _OPENERS
 
 _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$)|$)")
 _GLUE_WORDS = r"of|the|de|von|van|der|du|la|le|and|&"
@@ -43,8 +44,6 @@ _NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand))?\b|\b(?:on
 _GLUE = {"of", "the", "de", "von", "van", "der", "du", "la", "le", "and", "&"}
 _PLACE_PREP = re.compile(r"\b(?:in|at|from|near|into)\s+(?:the\s+)?$", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
-_OPENERS = {"on", "in", "at", "after", "before", "during", "from", "for", "by", "with", "when", "while", "as", "since",
-            "although", "but", "and", "if", "then", "until", "upon"}
 _MONTH_ONLY = re.compile(rf"{_MONTH}(?:\s+\d{{1,2}})?")
 _ADJ_SUFFIX = ("-based", "-born", "-speaking", "-language")
 # a span the bound chain also names (a binding, or a name in its evidence) is the chain's reading of the
