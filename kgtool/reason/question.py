@@ -118,7 +118,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         right.pop()  # closing punctuation
     while left and not left[0].text[0].isalnum():
         left.pop(0)
-    # quotes or brackets around the mention ('the performer of "Bangerz" holds ...') belong to the
+    # quotes or brackets around the mention ('the performer of "T" holds ...') belong to the
     # name, not to a layer of the question: a stray quote would take the clause's verb
     while left and not left[-1].text[0].isalnum():
         left.pop()
@@ -171,7 +171,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         # ("Which firm does the Orvo Group own?": "own" is no noun the name modifies)
         stop = len(verb_part)
         if len(chunks) > 1 and not chunks[1].joined_by_of and chunks[1].toks[-1].low in RELATIVE_PRONOUNS:
-            # "the orchestra that the Dorrin Trust sponsors": a relative clause waits for its verb, which
+            # "the N that the X <verb>s": a relative clause waits for its verb, which
             # the word after the name is; the article is the name's own
             stop = 0
         elif any(t.low in _DO for t in frame):
@@ -182,7 +182,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
             chunks[0] = _Chunk(chunks[0].toks + verb_part[:j], chunks[0].joined_by_of)
             verb_part, first = verb_part[j:], 1
         else:
-            chunks.pop(0)  # "founded the Alliance ...": the article is the name's own
+            chunks.pop(0)  # "<verb> the X ...": the article is the name's own
     owner = _clause_owner(chunks, first) if verb_part else None
     if owner is not None:
         chunks[owner] = _Chunk(chunks[owner].toks + verb_part, chunks[owner].joined_by_of)

@@ -336,7 +336,7 @@ def relation_role(label: str, templates: Sequence[str] = ()) -> RelationRole:
 
 def evidence_phrasing(sentence: str, head: str, tail: str) -> tuple[str, ...]:
     """The fact's own sentence as a cloze template, when it names the head and then the tail with
-    words between ("Tobias Brennick was born in Marrowdale." -> "{} was born in"): the graph's text
+    words between ("T was born in X." -> "{} was born in"): the graph's text
     says who is the subject, and in which voice, where the relation's label is a noun."""
     low, h, t = sentence.lower(), head.lower().strip(), tail.lower().strip()
     if not (sentence and h and t) or h == t:

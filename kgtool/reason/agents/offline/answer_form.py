@@ -148,7 +148,7 @@ def answer_form(question: str) -> AnswerForm:
     if i is None:
         return AnswerForm("entity")
     if toks[-1] in TRAILING_WH and i != len(toks) - 1 and toks[0] not in _WH:
-        # a statement ending in its question word asks that ("... a war that Italy entered when?"): the
+        # a statement ending in its question word asks that ("... a N that X <verb>ed when?"): the
         # earlier which/what opened a relative clause ("in which X's country competed")
         i = len(toks) - 1
     wh, after = toks[i], [_singular(t) for t in toks[i + 1:i + 4]]
@@ -222,8 +222,8 @@ def asked_noun(after: list[str]) -> str:
 _SPECIFIC_PLACES = {"city", "town", "village", "country", "state", "province", "county", "continent", "island"}
 _PLACE_WORDS = {**{w: w for w in _SPECIFIC_PLACES}, "capital": "city", "nation": "country",
                 "republic": "country", "kingdom": "country"}
-# a fixed lift for a span named as the noun asks ("Dodge County" for "what county") and cut for a span that
-# is another kind of place ("Salt Lake City" for "what state"): not fitted to any question set
+# a fixed lift for a span named as the noun asks ("X County" for "what county") and cut for a span that
+# is another kind of place ("X City" for "what state"): not fitted to any question set
 NOUN_BONUS = OFFLINE.noun_bonus
 NOUN_MISMATCH = 0.5
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")

@@ -180,7 +180,7 @@ class OfflineConstraintPlanner:
         """The constraints of the planner's hops kept: (constraints, the chain's end, the last unknown)."""
         catalog = self.catalog
         # a hop that ends at an entity the question names ends at a constant, not an unknown: the
-        # constraint then checks the unknown before it ("the song ... recorded in Lisbon")
+        # constraint then checks the unknown before it ("the N ... <verb>ed in X", X a name)
         named = {m[2] for m in catalog.link_mentions(question)} - {base.topic_id}
         constants = [bool(reached[i] in named) for i in range(len(relations))]
         if constants and all(constants) and last_unknown:

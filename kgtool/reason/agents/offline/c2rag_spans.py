@@ -70,7 +70,7 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _trim_name(text: str, start: int, end: int) -> tuple[int, int]:
-    """The run without leading/trailing glue words ("of the Beatles" -> "Beatles")."""
+    """The run without leading/trailing glue words ("of the X" -> "X")."""
     toks = [(start + m.start(), start + m.end()) for m in re.finditer(r"\S+", text[start:end])]
     while toks and text[toks[0][0]:toks[0][1]].lower() in _GLUE:
         toks.pop(0)
@@ -122,7 +122,7 @@ def _last_word(name: str) -> str:
 
 
 def _whole_name(text: str, start: int, end: int, runs: list[tuple[int, int]]) -> tuple[int, int]:
-    """A linked mention widened to the capitalised name it is part of ("Winter" in "William Winter")."""
+    """A linked mention widened to the capitalised name it is part of (a surname in the full name it ends)."""
     for s, e in runs:
         if s <= start and end <= e and (s, e) != (start, end):
             inner = text[s:e]
@@ -155,7 +155,7 @@ def _candidates(text: str, form: AnswerForm, mentions) -> list[tuple[int, int, s
     covered = [(s, e) for s, e in out]
     head = form.noun.split()[-1] if form.noun else ""
     for s, e in runs:
-        # a run joined by glue words may be one name ("Bank of America") or two ("Ann Lee of the Times"):
+        # a run joined by glue words may be one name ("the Bank of X") or two ("X of the Y", a person and a paper):
         # both readings are candidates, and the sentence decides; a name that ends in the noun asked by
         # runs up to it ("Sangre de Cristo Range" of "... Range of the Rocky Mountains")
         parts = _parts(text, s, e)
