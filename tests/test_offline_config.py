@@ -116,3 +116,28 @@ def test_a_user_setting_changes_a_real_run(sample_kg):
     assert (strict.status, strict.answer) != (default.status, default.answer)
     again = kg.answer(question, agents="offline")
     assert (again.status, again.answer) == (default.status, default.answer)
+
+
+def _fit_script():
+    spec = importlib.util.spec_from_file_location("fit_offline", REPO / "bench" / "fit_offline.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_fit_objective_is_answered_precision_then_acc():
+    fit = _fit_script()
+    rows = [{"em": True, "status": "answered", "answerable": True},
+            {"em": False, "status": "answered", "answerable": True},
+            {"em": False, "status": "no_answer", "answerable": True},
+            {"em": True, "status": "answered", "answerable": False}]  # an unanswerable one answered: wrong
+    assert fit.score([{"results": rows}]) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
+    cautious = [dict(r, status="no_answer") if not r["em"] or r["answerable"] is False else r for r in rows]
+    assert fit.score([{"results": cautious}])[0] > fit.score([{"results": rows}])[0]
+    assert set(fit.GRID) <= {f.name for f in dataclasses.fields(OfflineConfig)}
+
+
+def test_the_fit_refuses_a_held_out_set():
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "fit_offline.py"), "--sets", "status,paraphrase_heldout"],
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
+    assert out.returncode != 0 and "paraphrase_heldout is held out" in out.stderr
