@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from kgtool.cli.app import agent_choice, connect, parse_pairs
-from kgtool.cli.present.runs import print_answer, print_expected, print_method, print_methods
+from kgtool.cli.present.runs import print_answer, print_expected, print_method, print_methods, print_offline
 from kgtool.errors import KgToolError
 from kgtool.reason.methods import DEFAULT_METHOD
 
@@ -165,11 +165,17 @@ def methods(name):
     \b
     kgtool methods          every method, its version and what it does
     kgtool methods NAME     one method's settings: type, default (from its paper) and meaning
+    kgtool methods offline  the offline agents' thresholds and weights: meaning, source, user settings
     """
     from kgtool.reason.agents.factory import AGENTS
     from kgtool.reason.methods import METHODS
 
     if name is None:
         print_methods(METHODS.entries(), AGENTS.entries())
+        return
+    if name == "offline":
+        from kgtool.reason.offline_config import OfflineConfig
+
+        print_offline(OfflineConfig.describe())
         return
     print_method(METHODS.entry(name), METHODS.settings(name))

@@ -52,15 +52,16 @@ from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, evidence_phrasing, reciprocal, relation_role,
                                  says_doer, says_part_of, segment_role, shares_verb_sense)
 from kgtool.reason.segmatch import MAX_SYNONYMS, SYNONYM_WEIGHT, PhraseScorer, merged_text
+from kgtool.reason.offline_config import OFFLINE
 
 # a hop fitting a phrase below this leaves it unexplained: the offline agents' shared bar for "a relation
 # explains a text" (Thresholds.fit, the `offline_fit` setting), which chain_gaps reads from the settings
-EXPLAINS = 0.5
-MARGIN = 0.1  # another relation of the graph explaining the phrase better than this names it instead
-NAMES_NOTHING = 0.05  # a hop fitting every phrase below this is a link the question does not name
-REVERSE_FACTOR = 0.75  # a relation read against its direction (Thresholds.reverse_factor)
+EXPLAINS = OFFLINE.fit
+MARGIN = OFFLINE.explains_margin  # another relation of the graph explaining the phrase better than this names it instead
+NAMES_NOTHING = OFFLINE.names_nothing  # a hop fitting every phrase below this is a link the question does not name
+REVERSE_FACTOR = OFFLINE.reverse_factor  # a relation read against its direction (Thresholds.reverse_factor)
 PASSAGE_HOP = "passage-step:"  # the fact id of a hop a passage answered (it has no fact)
-EXACT = 0.999  # the fit of a phrase to the relation it names outright (its label, a phrasing of it)
+EXACT = OFFLINE.exact_fit  # the fit of a phrase to the relation it names outright (its label, a phrasing of it)
 
 
 @dataclass

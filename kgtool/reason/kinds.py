@@ -8,7 +8,7 @@ in a noun with its complement, else the last word. A label that ends in a prepos
 
 Some graphs do carry type facts: RDF's `rdf:type` (read as `type`), Wikidata's `instance of`, the
 `is a` of many ontologies. Such a fact names its subject's kind outright by its object's name
-(`Greywater Press --type--> Company`: a company), and counts as the same positive evidence.
+(`T --type--> Company`: a company), and counts as the same positive evidence.
 
 The search uses this where the question names the answer's kind ("Which country's currency is
 ...", "the country T is a citizen of"): a hop named only by that kind word is not added to a path

@@ -25,28 +25,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kgtool.reason.reading.words import (
+    AUXILIARIES, BE_FINITE as _BE, DETERMINERS, DO_FORMS as _DO, FREE_RELATIVES as _FREE_RELATIVES, FUNCTION_WORDS,
+    PREPOSITIONS, PRONOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS, WHICH_WHAT,
+)
+
 # words keep inner hyphens, slashes and dots ("director/manager", "S.p.A"); "'s" is a word of its own
 _WORD = re.compile(r"[’']s\b|\w+(?:[-/.]\w+)*|[^\w\s]", re.UNICODE)
 
-DETERMINERS = frozenset("the a an this these those".split())
-QUESTION_WORDS = frozenset("what which who whom whose where when how".split())
-RELATIVE_PRONOUNS = frozenset("who whom whose which that where".split())
-AUXILIARIES = frozenset(
-    "is are was were be been being am do does did has have had will would can could shall should may might "
-    "'s".split()
-)
-PREPOSITIONS = frozenset(
-    "of in for to at by from with on into as about under over within behind among through".split()
-)
 # imperative openings of a request ("Name the ...", "Tell me ...")
 IMPERATIVES = frozenset("name tell give list identify find show".split())
-PRONOUNS = frozenset("me us you it its their his her they".split())
-FUNCTION_WORDS = DETERMINERS | QUESTION_WORDS | AUXILIARIES | PREPOSITIONS | PRONOUNS | frozenset(
-    "and or not also exactly currently that".split()
-)
-_DO = frozenset("do does did".split())
-_BE = frozenset("is are was were".split())
-_FREE_RELATIVES = frozenset("whoever whomever whatever whichever".split())  # a noun phrase of their own
 # heads that name no relation of their own ("the person who ...", "the one that ...")
 GENERIC_NOUNS = frozenset("person one people someone somebody man woman individual thing entity".split())
 # nouns that name the answer itself rather than a relation ("the name of ...")
@@ -130,7 +118,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         right.pop()  # closing punctuation
     while left and not left[0].text[0].isalnum():
         left.pop(0)
-    # quotes or brackets around the mention ('the performer of "Bangerz" holds ...') belong to the
+    # quotes or brackets around the mention ('the performer of "T" holds ...') belong to the
     # name, not to a layer of the question: a stray quote would take the clause's verb
     while left and not left[-1].text[0].isalnum():
         left.pop()
@@ -183,7 +171,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
         # ("Which firm does the Orvo Group own?": "own" is no noun the name modifies)
         stop = len(verb_part)
         if len(chunks) > 1 and not chunks[1].joined_by_of and chunks[1].toks[-1].low in RELATIVE_PRONOUNS:
-            # "the orchestra that the Dorrin Trust sponsors": a relative clause waits for its verb, which
+            # "the N that the X <verb>s": a relative clause waits for its verb, which
             # the word after the name is; the article is the name's own
             stop = 0
         elif any(t.low in _DO for t in frame):
@@ -194,7 +182,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
             chunks[0] = _Chunk(chunks[0].toks + verb_part[:j], chunks[0].joined_by_of)
             verb_part, first = verb_part[j:], 1
         else:
-            chunks.pop(0)  # "founded the Alliance ...": the article is the name's own
+            chunks.pop(0)  # "<verb> the X ...": the article is the name's own
     owner = _clause_owner(chunks, first) if verb_part else None
     if owner is not None:
         chunks[owner] = _Chunk(chunks[owner].toks + verb_part, chunks[owner].joined_by_of)
@@ -243,7 +231,7 @@ def read_question(question: str, topic: tuple[int, int]) -> QuestionReading:
 def _owned_by_type(frame: list[_Tok]) -> int | None:
     """Where the possessed phrase starts in a frame opening "(prep) which/what <noun>'s <noun> ...", or None."""
     k = 1 if frame and frame[0].low in PREPOSITIONS else 0
-    if len(frame) < k + 4 or frame[k].low not in ("which", "what"):
+    if len(frame) < k + 4 or frame[k].low not in WHICH_WHAT:
         return None
     j = k + 1
     while j < len(frame) and _is_content(frame[j]):
@@ -418,7 +406,7 @@ def _is_content(tok: _Tok) -> bool:
 def _answer_type(frame: list[_Tok]) -> str | None:
     """"which country" -> "country"; "where" -> "place"; "who" -> "person"."""
     for k, tok in enumerate(frame):
-        if tok.low in ("which", "what"):
+        if tok.low in WHICH_WHAT:
             noun = []
             for nxt in frame[k + 1 :]:
                 if not _is_content(nxt):

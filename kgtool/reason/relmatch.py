@@ -30,6 +30,7 @@ import numpy as np
 from kgtool.core.text import Token, content_stems, stems_match, tokenize
 from kgtool.core.types import Embedder
 from kgtool.models.embed import CachedEmbedder
+from kgtool.reason.offline_config import OFFLINE
 
 
 def phrase_core(phrase: str) -> str:
@@ -81,8 +82,8 @@ class RelationMatcher:
         self,
         embedder: Embedder,
         *,
-        floor: float = 0.35,
-        ceil: float = 0.80,
+        floor: float = OFFLINE.match_floor,
+        ceil: float = OFFLINE.match_ceil,
         max_group: int = 1,
     ):
         self.encoder = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(embedder)

@@ -33,17 +33,15 @@ from typing import Sequence
 from kgtool.core.text import content_stems, light_stem, stems_match
 from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES, Lexicon
 from kgtool.reason.question import AUXILIARIES, FUNCTION_WORDS, PREPOSITIONS, Segment
+from kgtool.reason.reading.words import (
+    ADVERBIAL_RELATIVES as _ADVERBIAL, ARTICLES as _ARTICLES, BE_FORMS as _BE, CLAUSE_CLOSERS, DETERMINERS,
+    DO_FORMS as _DO, NOUN_WH, OBJECT_WH, PERSON_MARKERS as _PERSON_MARKERS,
+    PLACE_PREPOSITIONS as _PLACE_PREPOSITIONS, SUBJECT_MARKERS as _SUBJECT_MARKERS,
+)
 
 AGENT, PATIENT, OBLIQUE = "agent", "patient", "oblique"
-_BE = frozenset("is are was were be been being am".split())
-_DO = frozenset("do does did".split())
-_SUBJECT_MARKERS = frozenset("who that which whoever whichever whatever".split())
-_PERSON_MARKERS = frozenset("who whom whoever".split())
-_ADVERBIAL = frozenset("where when whence wherever".split())  # relative words that are not an argument
 # heads that make a phrase's answer a person ("the person who ...", "which man ...")
 _PERSON_NOUNS = frozenset("person people someone somebody man woman individual".split())
-# prepositions whose object is a place or a time, never the doer of anything
-_PLACE_PREPOSITIONS = frozenset("in at on within inside near".split())
 # past participles that do not end in -ed (a closed class of English)
 _IRREGULAR = frozenset(
     "born borne made built written known held led run won given taken seen sung drawn grown shown sold bought "
@@ -57,7 +55,6 @@ _RECIPROCAL = frozenset(
 # read as a finite verb they would make the head the doer
 _STATIVE = frozenset("locate base situate headquarter name call title relate associate affiliate connect "
                      "link bear".split())
-_ARTICLES = frozenset("a an the".split())
 
 
 @dataclass(frozen=True)
@@ -175,13 +172,13 @@ def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
         return PhraseRole(noun=said.noun, noun_kind=said.noun_kind, predicate=True)
     left = [w.lower() for w, (s, e) in zip(seg.words, seg.spans) if e <= topic[0]]
     right = [w.lower() for w, (s, e) in zip(seg.words, seg.spans) if s >= topic[1]]
-    right = right[:next((k for k, w in enumerate(right) if w in ("which", "what", "whom")), len(right))]
+    right = right[:next((k for k, w in enumerate(right) if w in CLAUSE_CLOSERS), len(right))]
     person = bool(set(left) & _PERSON_MARKERS) or any(w in _PERSON_NOUNS for w in left[:2])
     if right and (left or right[0] in AUXILIARIES):
         # "the company X works for", "where was X born", "X is a citizen of which country": the
         # auxiliaries said before the inner entity belong to its clause ("which company is X employed by")
         role, verb = _clause([w for w in left if w in AUXILIARIES] + right, subject_is_answer=False)
-        fronted = any(w in PREPOSITIONS and nxt in _SUBJECT_MARKERS | {"what", "whom"}
+        fronted = any(w in PREPOSITIONS and nxt in _SUBJECT_MARKERS | OBJECT_WH
                       for w, nxt in zip(left, left[1:]))
         if role is not None and (set(left) & _ADVERBIAL or fronted or (left and left[0] in PREPOSITIONS)):
             # "the country where X originated", "the country from which X comes", "for which firm does
@@ -201,7 +198,7 @@ def segment_role(seg: Segment, topic: tuple[int, int]) -> PhraseRole:
     if at is not None and left[at] != "whose":
         after = left[at + 1:]
         if at == 0 or not any(_content(w) for w in left[:at]):
-            if left[at] in ("which", "what", "whichever", "whatever"):
+            if left[at] in NOUN_WH:
                 typed = False
                 while after and _content(after[0]) and not (typed and _bare_verb(after)):
                     # "which company was ...": the answer's type first; "which company acquired": then a verb
@@ -241,7 +238,7 @@ def clause_verb(seg: Segment, question: str) -> str | None:
     if at is None or at + 2 >= len(low) or not _content(low[at + 1]):
         return None
     between = question[seg.spans[at + 1][1]:seg.spans[at + 2][0]].lower().split()
-    if not any(w in ("the", "a", "an", "this", "these", "those") for w in between):
+    if not any(w in DETERMINERS for w in between):
         return None
     return seg.words[at + 1]
 
@@ -299,7 +296,7 @@ def _phrasing_role(phrasing: str, templated: bool) -> RelationRole | None:
         return RelationRole(AGENT, OBLIQUE if prep else PATIENT, tail_place=prep in _PLACE_PREPOSITIONS, verb=stems)
     is_be = any(a in _BE for a in aux)
     prep = _first_preposition(rest)
-    follows = bool(rest) and (rest[0] in PREPOSITIONS or rest[0] in ("a", "an", "the"))
+    follows = bool(rest) and (rest[0] in PREPOSITIONS or rest[0] in _ARTICLES)
     if _participle(verb) and (is_be or not aux):
         if not aux and not (rest and rest[0] in PREPOSITIONS):
             return None  # a bare word ending in -ed that heads no clause
@@ -339,7 +336,7 @@ def relation_role(label: str, templates: Sequence[str] = ()) -> RelationRole:
 
 def evidence_phrasing(sentence: str, head: str, tail: str) -> tuple[str, ...]:
     """The fact's own sentence as a cloze template, when it names the head and then the tail with
-    words between ("Tobias Brennick was born in Marrowdale." -> "{} was born in"): the graph's text
+    words between ("T was born in X." -> "{} was born in"): the graph's text
     says who is the subject, and in which voice, where the relation's label is a noun."""
     low, h, t = sentence.lower(), head.lower().strip(), tail.lower().strip()
     if not (sentence and h and t) or h == t:

@@ -23,11 +23,12 @@ import numpy as np
 from kgtool.core.text import content_stems, stems_match
 from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile
+from kgtool.reason.offline_config import OFFLINE
 
-SYNONYM_WEIGHT = 0.9  # a synonym's match counts for this much of the phrase's own
-WORD_WEIGHT = 0.85  # one word of a longer phrase, matched alone
+SYNONYM_WEIGHT = OFFLINE.synonym_weight  # a synonym's match counts for this much of the phrase's own
+WORD_WEIGHT = OFFLINE.word_weight  # one word of a longer phrase, matched alone
 MAX_SYNONYMS = 4  # per word or phrase, most frequent senses first
-GLOSS_WEIGHT = 0.75  # a phrase matching the definition of a relation's label, rather than its words
+GLOSS_WEIGHT = OFFLINE.gloss_weight  # a phrase matching the definition of a relation's label, rather than its words
 # heads of relative clauses that name no relation ("the person who founded ...")
 _GENERIC_HEADS = frozenset("person one people someone somebody thing entity who whom whoever which what where "
                            "that".split())
@@ -211,7 +212,7 @@ def _overlap(stems: list[str], phrasings: list[frozenset[str]]) -> float:
         hits = sum(1 for s in stems if any(stems_match(s, r) for r in phrase_stems))
         if hits:
             said = sum(1 for r in phrase_stems if any(stems_match(s, r) for s in stems)) / len(phrase_stems)
-            best = max(best, (hits / len(stems)) * (0.6 + 0.4 * said))
+            best = max(best, (hits / len(stems)) * (OFFLINE.overlap_base + OFFLINE.overlap_said * said))
     return best
 
 

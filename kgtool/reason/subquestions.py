@@ -1,9 +1,9 @@
 """The generic sub-questions of a hop whose relation the data gives no question phrasing for.
 
 The offline planner writes them (kgtool.reason.agents.offline.plan_structured.subquestion_for); a trace
-reads them back (`read_generic`) to show such a hop in the relation label's own words, "Norway
+reads them back (`read_generic`) to show such a hop in the relation label's own words, "T
 -landlocked-> ?", rather than as a template that does not read as English ("What is the landlocked of
-Norway?").
+T?").
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ def read_generic(subquestion: str | None) -> tuple[str, str, str] | None:
 
 
 def in_label_words(subquestion: str | None) -> str | None:
-    """How a trace shows a sub-question: a generic one as the hop it asks, "Norway -landlocked-> ?" (or
-    "? -capital-> Oslo" asked backwards); any other text as it is."""
+    """How a trace shows a sub-question: a generic one as the hop it asks, "T -landlocked-> ?" (or
+    "? -capital-> X" asked backwards); any other text as it is."""
     read = read_generic(subquestion)
     if read is None:
         return subquestion

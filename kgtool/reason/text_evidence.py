@@ -48,6 +48,7 @@ from kgtool.reason.reading.form import fits
 from kgtool.reason.context import HopState
 from kgtool.reason.lexicon import Lexicon, noun_hypernyms
 from kgtool.retrieve.passages import lucene_query
+from kgtool.reason.reading.words import ARTICLES, ARTICLES_AND_OR, BE_FINITE, PAIRING_WORDS, WHICH_WHAT
 
 # the question word's own kinds, read as the WordNet nouns whose hyponyms are of the kind: "who" asks for a
 # person or a group acting as one (a band, a team); "where" for a location or a thing built or set up there
@@ -101,16 +102,16 @@ def _question_noun(question: str) -> str | None:
     toks = _TOKEN.findall(question or "")
     low = [t.lower() for t in toks]
     for i, t in enumerate(low):
-        if t not in ("which", "what"):
+        if t not in WHICH_WHAT:
             continue
         run = _noun_run(toks, i + 1)
-        if not run and i + 2 < len(low) and low[i + 1] in ("is", "was", "are", "were") and \
-                low[i + 2] in ("the", "a", "an"):
+        if not run and i + 2 < len(low) and low[i + 1] in BE_FINITE and \
+                low[i + 2] in ARTICLES:
             run = _noun_run(toks, i + 3)  # "what is the acronym for ..."
         while run and run[-1].lower() in _NAMING and _next_is_of(low, i, run):
             # "the name of the airport": the named thing's noun
             at = low.index("of", i) + 1
-            run = _noun_run(toks, at + (1 if at < len(low) and low[at] in ("the", "a", "an") else 0))
+            run = _noun_run(toks, at + (1 if at < len(low) and low[at] in ARTICLES else 0))
         if len(run) > 1 and Lexicon.load() is not None and \
                 Lexicon.load()._offsets(f"{run[-2]}_{run[-1]}".lower(), "n"):
             return f"{run[-2]} {run[-1]}".lower()  # "mountain range": a compound WordNet lists as one noun
@@ -149,7 +150,7 @@ def _noun_run(toks: list[str], at: int) -> list[str]:
     form, punctuation): "which Canadian actress , known" -> [Canadian, actress]."""
     out = []
     for t in toks[at:]:
-        if not _WORD.fullmatch(t) or t.lower() in _STOP or t.lower() in ("the", "a", "an", "and", "or"):
+        if not _WORD.fullmatch(t) or t.lower() in _STOP or t.lower() in ARTICLES_AND_OR:
             break
         out.append(t)
     lex = Lexicon.load()
@@ -447,7 +448,7 @@ def _compared_count(question: str) -> int:
     """How many things a yes/no question compares: two when it says "both", "same", "and" or "either"
     between them, else one ("Is X a film director?")."""
     low = f" {normalize(question)} "
-    return 2 if any(f" {w} " in low for w in ("both", "same", "and", "either", "neither", "or")) else 1
+    return 2 if any(f" {w} " in low for w in PAIRING_WORDS) else 1
 
 
 def _same_name(option: str, stood: str) -> bool:

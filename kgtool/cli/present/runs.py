@@ -130,6 +130,7 @@ def print_methods(entries, agent_entries) -> None:
         table.add_row(entry.name, entry.version, entry.description)
     console.print(table)
     console.print("agents: " + ", ".join(f"{e.name} ({e.description})" for e in agent_entries))
+    console.print("the offline agents' thresholds and weights: kgtool methods offline")
 
 
 def print_method(entry, settings) -> None:
@@ -144,4 +145,16 @@ def print_method(entry, settings) -> None:
     for s in settings:
         origin = f" (unset: the global setting {s.global_setting})" if s.global_setting else ""
         table.add_row(s.name, s.type_name, repr(s.default), s.doc + origin)
+    console.print(table)
+
+
+def print_offline(settings) -> None:
+    """The offline agents' numbers: each with its default, meaning and source; the user settings first."""
+    table = Table(title="offline agents (user settings: in the config file or the environment; the others: "
+                        "KGTOOL_OFFLINE_CONFIG, a JSON object, for experiments)")
+    for col in ("setting", "type", "default", "meaning and source"):
+        table.add_column(col, overflow="fold")
+    for s in sorted(settings, key=lambda s: s.global_setting is None):
+        user = f" (user setting {s.global_setting})" if s.global_setting else ""
+        table.add_row(s.name, s.type_name, repr(s.default), s.doc + user)
     console.print(table)

@@ -22,10 +22,13 @@ import re
 from dataclasses import dataclass, field
 
 from kgtool.core.text import strip_disambiguation
+from kgtool.reason.offline_config import OFFLINE
+from kgtool.reason.reading.words import (
+    ARTICLES as _DETERMINERS, ARTICLES as _LEAD, ASKING_WORDS as _WH, NUMBER_WORDS as _NUMBER_WORDS, PERSON_WH,
+    NOUN_ASKING, QUESTION_AUXILIARIES as _AUX, QUESTION_PREPOSITIONS as _PREPS, SINGULAR_BE, TRAILING_WH, WHICH_WHAT,
+    YES_NO,
+)
 
-_AUX = {"is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would",
-        "should", "shall", "may", "might"}
-_WH = {"who", "whom", "whose", "what", "which", "where", "when", "why", "how", "name"}
 # nouns that make "which/what <noun>" ask for a person or a place (ordinary English, not any data set's)
 _PERSON_NOUNS = {"person", "man", "woman", "actor", "actress", "singer", "author", "writer", "director", "player",
                  "politician", "president", "king", "queen", "artist", "musician", "rapper", "composer",
@@ -40,11 +43,8 @@ _MONTHS = ("January|February|March|April|May|June|July|August|September|October|
            "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
 _DATE = re.compile(rf"\b(?:{_MONTHS})\b|\b1\d{{3}}\b|\b20\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b", re.IGNORECASE)
 _NUMBER = re.compile(r"^[\d][\d,.]*(?:\s+(?:million|billion|thousand|hundred))?$", re.IGNORECASE)
-_NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-                 "once", "twice", "thrice", "dozen", "hundred", "thousand", "million", "billion"}
 _TOKEN = re.compile(r"[\w'’\-.]+")
 _CAPS_RUN = re.compile(r"(?:[A-Z0-9][\w'’\-.]*|\"[^\"]+\")(?:\s+(?:of|the|de|von|van|la|le|and|&|[A-Z0-9][\w'’\-.]*))*")
-_LEAD = {"the", "a", "an"}
 
 
 @dataclass(frozen=True)  # one reading of a question is shared by its consumers (reading.analysis)
@@ -108,8 +108,6 @@ def choice_options(question: str) -> list[str]:
 
 # "how <word>" asking for a quantity: a count or a measure (length, height, distance, age, size)
 _QUANTITY_ADVERBS = {"many", "much", "long", "tall", "high", "far", "old", "big", "large", "wide", "deep", "heavy"}
-_PREPS = {"in", "on", "at", "to", "from", "for", "by", "of", "with", "under", "during", "since", "into", "after",
-          "before", "about"}
 
 
 def _singular(word: str) -> str:
@@ -130,7 +128,7 @@ def _main_wh(toks: list[str]) -> int | None:
         return 0
     if len(toks) > 1 and toks[0] in _PREPS and toks[1] in _WH:
         return 1
-    asking = [i for i, t in enumerate(toks) if t in ("what", "which", "how")]
+    asking = [i for i, t in enumerate(toks) if t in NOUN_ASKING]
     found = asking or [i for i, t in enumerate(toks) if t in _WH and t != "name"]
     return found[-1] if found else None
 
@@ -149,8 +147,8 @@ def answer_form(question: str) -> AnswerForm:
     i = _main_wh(toks)
     if i is None:
         return AnswerForm("entity")
-    if toks[-1] in ("when", "where", "who") and i != len(toks) - 1 and toks[0] not in _WH:
-        # a statement ending in its question word asks that ("... a war that Italy entered when?"): the
+    if toks[-1] in TRAILING_WH and i != len(toks) - 1 and toks[0] not in _WH:
+        # a statement ending in its question word asks that ("... a N that X <verb>ed when?"): the
         # earlier which/what opened a relative clause ("in which X's country competed")
         i = len(toks) - 1
     wh, after = toks[i], [_singular(t) for t in toks[i + 1:i + 4]]
@@ -161,9 +159,9 @@ def answer_form(question: str) -> AnswerForm:
         return AnswerForm("date")
     if wh == "where":
         return AnswerForm("place")
-    if wh in ("who", "whom", "whose"):
+    if wh in PERSON_WH:
         return AnswerForm("person")
-    noun = asked_noun(toks[i + 1:]) if wh in ("what", "which") else ""
+    noun = asked_noun(toks[i + 1:]) if wh in WHICH_WHAT else ""
     for w in after:
         if w in _PREPS and w != "of":  # "in what for seven years": a noun after a preposition is not asked
             break
@@ -177,7 +175,7 @@ def answer_form(question: str) -> AnswerForm:
             return AnswerForm("person", noun=noun)
         if w in _PLACE_NOUNS:
             return AnswerForm("place", noun=noun)
-    if not noun and wh in ("what", "which") and toks[i + 1:i + 3] in (["is", "the"], ["was", "the"]):
+    if not noun and wh in WHICH_WHAT and toks[i + 2:i + 3] == ["the"] and toks[i + 1] in SINGULAR_BE:
         # "What is the name of the airport ...": the noun names what is asked, but the frame is a copula,
         # so it only ranks spans (noun_fit), it does not type the answer as a person or a place
         return AnswerForm("entity", noun=asked_noun(toks[i + 2:]))
@@ -202,7 +200,6 @@ def asking_word(question: str, form: AnswerForm) -> str:
 
 # "what kind of university", "the name of the city": the noun after these says what is asked
 _OF_NOUNS = {"kind", "type", "sort", "name", "form"}
-_DETERMINERS = {"the", "a", "an"}
 
 
 def asked_noun(after: list[str]) -> str:
@@ -239,9 +236,9 @@ def asked_noun(after: list[str]) -> str:
 _SPECIFIC_PLACES = {"city", "town", "village", "country", "state", "province", "county", "continent", "island"}
 _PLACE_WORDS = {**{w: w for w in _SPECIFIC_PLACES}, "capital": "city", "nation": "country",
                 "republic": "country", "kingdom": "country"}
-# a fixed lift for a span named as the noun asks ("Dodge County" for "what county") and cut for a span that
-# is another kind of place ("Salt Lake City" for "what state"): not fitted to any question set
-NOUN_BONUS = 1.3
+# a fixed lift for a span named as the noun asks ("X County" for "what county") and cut for a span that
+# is another kind of place ("X City" for "what state"): not fitted to any question set
+NOUN_BONUS = OFFLINE.noun_bonus
 NOUN_MISMATCH = 0.5
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
 
@@ -331,7 +328,7 @@ def span_shape(text: str) -> str:
         return "number"
     if s.lower() in _NUMBER_WORDS:
         return "number"
-    if _DATE.search(s) and sum(ch.isalpha() for ch in s) <= len(s) * 0.75:
+    if _DATE.search(s) and sum(ch.isalpha() for ch in s) <= len(s) * OFFLINE.date_letters:
         return "date"
     if re.fullmatch(r"1\d{3}|20\d{2}", s):
         return "date"
@@ -347,7 +344,7 @@ def fits(text: str | None, form: AnswerForm) -> bool:
         return False
     shape = span_shape(text)
     if form.kind == "yesno":
-        return text.strip().lower() in ("yes", "no")
+        return text.strip().lower() in YES_NO
     if form.kind in ("date", "year"):
         return shape == "date"
     if form.kind == "number":

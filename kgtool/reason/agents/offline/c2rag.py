@@ -52,6 +52,7 @@ from kgtool.reason.agents.offline.text_reader import TextReader, named_in
 from kgtool.reason.agents.offline.common import relation_key
 from kgtool.reason.question import IMPERATIVES
 from kgtool.reason.reading.analysis import analysed
+from kgtool.reason.offline_config import OFFLINE
 
 
 def _variants(label: str, phrases: Sequence[str], m: int) -> list[str]:
@@ -179,7 +180,7 @@ class OfflineConstraintPlanner:
         """The constraints of the planner's hops kept: (constraints, the chain's end, the last unknown)."""
         catalog = self.catalog
         # a hop that ends at an entity the question names ends at a constant, not an unknown: the
-        # constraint then checks the unknown before it ("the song ... recorded in Lisbon")
+        # constraint then checks the unknown before it ("the N ... <verb>ed in X", X a name)
         named = {m[2] for m in catalog.link_mentions(question)} - {base.topic_id}
         constants = [bool(reached[i] in named) for i in range(len(relations))]
         if constants and all(constants) and last_unknown:
@@ -262,7 +263,7 @@ class OfflineReranker:
         for c, lex in zip(candidates, lexical):
             fact_prof = self._fact_profile(c)
             rel = float(self.matcher.calibrate(self.matcher.relation_similarity(prof, fact_prof)))
-            out.append(0.85 * rel + 0.15 * float(lex))
+            out.append(OFFLINE.c2rag_relation_weight * rel + OFFLINE.c2rag_lexical_weight * float(lex))
         return out
 
 

@@ -7,7 +7,7 @@ entity (its facts' passages or the recovered passages). This module reads them:
 - "Are A and B both P?" / "Is A P?": yes when the evidence of every entity
   says every word of P (after light stemming), else no;
 - "... the same N?": yes when the names said next to N in each entity's
-  evidence ("... in Jiangsu province") share one, else no;
+  evidence ("... in X province") share one, else no;
 - "Which came first, A or B?": the option whose evidence gives the earlier
   (or, for later/younger/newer, the later) first year; other comparisons pick
   the option whose evidence says more of the question's words, the first
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from kgtool.core.text import normalize
 from kgtool.reason.agents.c2rag_base import Block
 from kgtool.reason.reading.form import AnswerForm
+from kgtool.reason.reading.words import FALSE_WORDS as _FALSE, TRUE_WORDS as _TRUE
 
 _WORD = re.compile(r"[A-Za-z][\w'’\-]*")
 _YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
@@ -76,7 +77,7 @@ def _same_noun(question: str) -> str | None:
 
 
 def _names_near(noun: str, entity: str, texts: Sequence[str]) -> set[str]:
-    """The name written closest to each mention of the noun ("in Jiangsu province" -> Jiangsu), the
+    """The name written closest to each mention of the noun ("in X province" -> X), the
     entity's own name aside; the first sentence's closest name when no sentence uses the noun."""
     own = set(normalize(entity).split())
     out: set[str] = set()
@@ -128,7 +129,6 @@ def compare_answer(question: str, form: AnswerForm, blocks: Sequence[Block]) -> 
     return "yes" if said else "no"
 
 
-_TRUE, _FALSE = {"true", "yes"}, {"false", "no"}
 
 
 def _truth(value: str | None) -> bool | None:

@@ -29,6 +29,8 @@ from kgtool.reason.reading.form import (
     shape_answer,
     span_shape,
 )
+from kgtool.reason.offline_config import OFFLINE
+from kgtool.reason.reading.words import CLAUSE_OPENERS as _OPENERS
 
 _SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$)|$)")
 _GLUE_WORDS = r"of|the|de|von|van|der|du|la|le|and|&"
@@ -42,13 +44,11 @@ _NUMBER = re.compile(r"\b\d[\d,.]*(?:\s+(?:million|billion|thousand))?\b|\b(?:on
 _GLUE = {"of", "the", "de", "von", "van", "der", "du", "la", "le", "and", "&"}
 _PLACE_PREP = re.compile(r"\b(?:in|at|from|near|into)\s+(?:the\s+)?$", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
-_OPENERS = {"on", "in", "at", "after", "before", "during", "from", "for", "by", "with", "when", "while", "as", "since",
-            "although", "but", "and", "if", "then", "until", "upon"}
 _MONTH_ONLY = re.compile(rf"{_MONTH}(?:\s+\d{{1,2}})?")
 _ADJ_SUFFIX = ("-based", "-born", "-speaking", "-language")
 # a span the bound chain also names (a binding, or a name in its evidence) is the chain's reading of the
 # passages as well as the passages' own: a fixed lift, not fitted to any question set
-SUPPORT_BONUS = 1.3
+SUPPORT_BONUS = OFFLINE.support_bonus
 
 
 @dataclass
@@ -70,7 +70,7 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _trim_name(text: str, start: int, end: int) -> tuple[int, int]:
-    """The run without leading/trailing glue words ("of the Beatles" -> "Beatles")."""
+    """The run without leading/trailing glue words ("of the X" -> "X")."""
     toks = [(start + m.start(), start + m.end()) for m in re.finditer(r"\S+", text[start:end])]
     while toks and text[toks[0][0]:toks[0][1]].lower() in _GLUE:
         toks.pop(0)
@@ -122,7 +122,7 @@ def _last_word(name: str) -> str:
 
 
 def _whole_name(text: str, start: int, end: int, runs: list[tuple[int, int]]) -> tuple[int, int]:
-    """A linked mention widened to the capitalised name it is part of ("Winter" in "William Winter")."""
+    """A linked mention widened to the capitalised name it is part of (a surname in the full name it ends)."""
     for s, e in runs:
         if s <= start and end <= e and (s, e) != (start, end):
             inner = text[s:e]
@@ -155,7 +155,7 @@ def _candidates(text: str, form: AnswerForm, mentions) -> list[tuple[int, int, s
     covered = [(s, e) for s, e in out]
     head = form.noun.split()[-1] if form.noun else ""
     for s, e in runs:
-        # a run joined by glue words may be one name ("Bank of America") or two ("Ann Lee of the Times"):
+        # a run joined by glue words may be one name ("the Bank of X") or two ("X of the Y", a person and a paper):
         # both readings are candidates, and the sentence decides; a name that ends in the noun asked by
         # runs up to it ("Sangre de Cristo Range" of "... Range of the Rocky Mountains")
         parts = _parts(text, s, e)
@@ -309,16 +309,17 @@ def rank_spans(passages: Sequence[PassageHit], *, asked: Sequence[str], known: S
                 if form.wants_name and not linked and _sentence_opener(text, s, e, s0):
                     continue
                 # near the words of the relation or the anchor: the span that sentence says it about
-                score = weight * (0.45 * said + 0.3 * anchored + 0.25 * overlap
-                                  + 0.1 * _proximity(sentence, s - s0, e - s0, cue_words))
+                score = weight * (OFFLINE.span_said_weight * said + OFFLINE.span_anchor_weight * anchored
+                                  + OFFLINE.span_overlap_weight * overlap
+                                  + OFFLINE.span_near_weight * _proximity(sentence, s - s0, e - s0, cue_words))
                 if hit.title and normalize(hit.title) == key:
-                    score *= 1.1  # the passage is about this entity
+                    score *= OFFLINE.title_bonus  # the passage is about this entity
                 if supported and f" {key} " in f" {supported} ":
                     score *= SUPPORT_BONUS
                 if form.kind == "person" and _person_like(surface):
-                    score *= 1.15
+                    score *= OFFLINE.person_bonus
                 if form.kind == "place" and _PLACE_PREP.search(text[s0:s]):
-                    score *= 1.15
+                    score *= OFFLINE.place_bonus
                 # the noun the question asks by ("what county"): a span named so, or of another kind of place
                 score *= noun_fit(surface, text[s0:s], form)
                 surface = shape_answer(surface, form)

@@ -15,6 +15,7 @@ from kgtool.core.types import (
     Plan,
 )
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile, TextAnalysis, phrase_core
+from kgtool.reason.offline_config import OFFLINE
 
 Mention = tuple[int, int, str, str]  # (start, end, entity_id, surface)
 
@@ -60,15 +61,15 @@ def relation_key(fact: CandidateFact) -> str:
 class Thresholds:
     """The offline agents' cut-offs, shared by every role (settings of the same names)."""
 
-    fit: float = 0.5  # a relation explains a text at or above this matcher score
-    same_relation: float = 0.80  # two relations count as one at this similarity (CARE's delta_rel)
-    reverse_factor: float = 0.75  # a relation read against its direction counts for this much
-    name_coverage: float = 0.8  # share of a name's words a text must hold to mention it
+    fit: float = OFFLINE.fit  # a relation explains a text at or above this matcher score
+    same_relation: float = OFFLINE.same_relation  # two relations count as one at this similarity (CARE's delta_rel)
+    reverse_factor: float = OFFLINE.reverse_factor  # a relation read against its direction counts for this much
+    name_coverage: float = OFFLINE.name_coverage  # share of a name's words a text must hold to mention it
     # a fact read only from passages weighs this much against one an edit or a fact file states:
     # a document corpus in the store must not overrule the structured facts of the same hop
-    text_prior: float = 0.8
+    text_prior: float = OFFLINE.text_prior
     # the planner's structured search (kgtool.reason.question), besides the word-coverage one
-    structured: bool = True
+    structured: bool = OFFLINE.structured
 
     @classmethod
     def from_settings(cls, settings) -> "Thresholds":

@@ -17,13 +17,15 @@ from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES, Lexicon
 from kgtool.reason.question import GENERIC_NOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 from kgtool.reason.segmatch import PhraseScorer
+from kgtool.reason.offline_config import OFFLINE
+from kgtool.reason.reading.words import FREE_RELATIVES
 
-DEFINED_FIT = 0.8  # a phrase saying a relation's definition: above a paraphrase the embeddings find loosely
-VERB_SENSE_FIT = 0.45  # one verb whose sense the definition names in other words: a loose reading, below a noun's
+DEFINED_FIT = OFFLINE.defined_fit  # a phrase saying a relation's definition: above a paraphrase the embeddings find loosely
+VERB_SENSE_FIT = OFFLINE.verb_sense_fit  # one verb whose sense the definition names in other words: a loose reading, below a noun's
 DEFINITION_SENSES = 3  # the label's most frequent noun senses read ("capital": the third is a seat of government)
 # heads of relative clauses that name no relation ("the one who ...", "the person that ...")
 _GENERIC = GENERIC_NOUNS
-_CLAUSE_OPENERS = RELATIVE_PRONOUNS | QUESTION_WORDS | frozenset("whoever whomever whatever whichever".split())
+_CLAUSE_OPENERS = RELATIVE_PRONOUNS | QUESTION_WORDS | FREE_RELATIVES
 
 
 class GlossScorer(PhraseScorer):

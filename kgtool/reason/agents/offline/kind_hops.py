@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from kgtool.core.types import CandidateFact
 from kgtool.reason.agents.offline.common import _endpoints, relation_key
 from kgtool.reason.agents.offline.structured_path import StructuredPath
-from kgtool.reason.answer_kind import asks_place, asks_whole_place
+from kgtool.reason.answer_kind import _UNTYPED, asks_place, asks_whole_place
 from kgtool.reason.kinds import is_kind, label_kind, puts_in_place
 from kgtool.reason.question import QuestionReading
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from kgtool.reason.agents.offline.structured_scoring import HopScoring
 
 # the question words' own kinds: the graph names no relation after them
-_UNTYPED = frozenset({"person", "place", "time"})
 
 
 def kind_word(reading: QuestionReading, type_text: str | None) -> str | None:

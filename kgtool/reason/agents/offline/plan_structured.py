@@ -70,7 +70,7 @@ def plan_structured(search: StructuredSearch, question: str, groups: Sequence[Se
 def settles_as_much(groups: Sequence[Sequence[Mention]], stated: OfflinePlan, from_text: OfflinePlan) -> bool:
     """May a stated path replace one taking a passage fact (the source prior)? Not when the
     passage path reaches an entity the question names that the stated one misses: that hop is
-    a constraint of the question ("... recorded in Lisbon") only a document settles."""
+    a constraint of the question ("... <verb>ed in X", X a name) only a document settles."""
     named = {m[2] for group in groups for m in group}
     return not (named & set(from_text.entities)) - set(stated.entities)
 

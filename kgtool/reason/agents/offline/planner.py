@@ -33,6 +33,7 @@ from kgtool.reason.relmatch import (
     RelationProfile,
     TextAnalysis,
 )
+from kgtool.reason.offline_config import OFFLINE
 
 
 @dataclass
@@ -95,8 +96,8 @@ class OfflinePlanner:
         fanout: int = 6,
         max_hops: int = 5,
         claim: float = 0.5,
-        improve: float = 0.3,
-        hop_cost: float = 0.35,
+        improve: float = OFFLINE.planner_improve,
+        hop_cost: float = OFFLINE.planner_hop_cost,
         thresholds: Thresholds = Thresholds(),
         silent_cost: float = 0.5,
         max_silent: int = 2,
@@ -298,7 +299,7 @@ class OfflinePlanner:
         # The comparisons are made on the float32 arrays, as they were on numpy scalars token by
         # token: the same ties, computed in three array operations instead of a few per token.
         claimed = (top >= self.claim).tolist()
-        near = (mat >= top - 1e-6).T.tolist()  # near[t][h]: hop h is tied for the best score of token t
+        near = (mat >= top - OFFLINE.score_tie).T.tolist()  # near[t][h]: hop h is tied for the best score of token t
         silent = [hop.silent for hop in hops]
         for t in np.argsort(-top, kind="stable").tolist():
             if not claimed[t]:
@@ -369,7 +370,7 @@ class OfflinePlanner:
         if cheapest < 0:
             return False  # then longer paths are not bounded
         cap = n * max(1.0, self.reverse_factor)
-        limit = best.score - 2e-6
+        limit = best.score - OFFLINE.prune_slack
         return all(not (state.best <= 0).any() or cap - (len(state.hops) + 1) * cheapest < limit for state in beam)
 
     def _extend(self, state: _State, analysis: TextAnalysis, cache: dict[str, list[CandidateFact]]) -> list[_State]:

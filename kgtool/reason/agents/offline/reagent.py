@@ -25,9 +25,10 @@ from kgtool.reason.agents.offline.reagent_text import TextAugmentedView, TextLin
 from kgtool.reason.agents.offline.selector import OfflineSelector
 from kgtool.reason.agents.reagent_base import Assembly, Claim, Conflict, Decision, Intervention
 from kgtool.reason.taxonomy import ReagentError
+from kgtool.reason.offline_config import OFFLINE
 
 # a challenged plan must explain this much more of the question to replace the current one
-_BETTER = 1e-6
+_BETTER = OFFLINE.replan_gain
 # one question word no hop explains is usually phrasing ("holds", "located"); two or more
 # name a relation the plan skipped
 MINOR_LEFTOVER = 1

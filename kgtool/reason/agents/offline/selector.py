@@ -20,6 +20,7 @@ from kgtool.reason.agents.offline.common import (
 from kgtool.reason.relmatch import (
     RelationMatcher,
 )
+from kgtool.reason.offline_config import OFFLINE
 
 
 class OfflineSelector:
@@ -39,7 +40,7 @@ class OfflineSelector:
         matcher: RelationMatcher,
         *,
         thresholds: Thresholds = Thresholds(),
-        margin: float = 0.15,
+        margin: float = OFFLINE.selector_margin,
     ):
         self.graph = graph
         self.matcher = matcher
@@ -68,7 +69,9 @@ class OfflineSelector:
             (start_id, start_name), (end_id, end_name) = _endpoints(cand)
             entity_ok = entity in (start_id, start_name) or same_name(entity, start_name)
             loop_free = not (cand.head_id == cand.tail_id or same_name(cand.head, cand.tail))
-            score = (0.5 * fit + 0.3 * ev_score + 0.1 * entity_ok + 0.1 * loop_free) * self.thresholds.source_prior(cand)
+            score = (OFFLINE.select_fit_weight * fit + OFFLINE.select_evidence_weight * ev_score
+                     + OFFLINE.select_entity_weight * entity_ok + OFFLINE.select_loop_weight * loop_free) \
+                * self.thresholds.source_prior(cand)
             j = Judgement(
                 fact_id=cand.fact_id,
                 score=0.0,

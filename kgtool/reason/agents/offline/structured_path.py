@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgtool.core.types import CandidateFact
+from kgtool.reason.offline_config import OFFLINE
 
 
 @dataclass(frozen=True)
@@ -43,22 +44,22 @@ class SearchSettings:
     beam_width: int = 12
     fanout: int = 4  # facts followed per (relation, direction) group
     max_merge: int = 2  # consecutive phrases one hop may explain
-    hop_cost: float = 0.3
-    merge_cost: float = 0.35  # per extra phrase a hop explains as one with the others
-    silent_cost: float = 0.6
-    min_fit: float = 0.15  # below this a hop does not explain its phrase at all
-    split_fit: float = 0.7  # a second hop for one phrase must fit one of its other words this well
-    split_cost: float = 0.15
-    soft_cost: float = 0.2  # ending without a hop for a soft last phrase (the frame's verb)
+    hop_cost: float = OFFLINE.structured_hop_cost
+    merge_cost: float = OFFLINE.merge_cost  # per extra phrase a hop explains as one with the others
+    silent_cost: float = OFFLINE.silent_cost
+    min_fit: float = OFFLINE.min_fit  # below this a hop does not explain its phrase at all
+    split_fit: float = OFFLINE.split_fit  # a second hop for one phrase must fit one of its other words this well
+    split_cost: float = OFFLINE.split_cost
+    soft_cost: float = OFFLINE.soft_cost  # ending without a hop for a soft last phrase (the frame's verb)
     max_silent: int = 2
-    reverse_factor: float = 0.75
+    reverse_factor: float = OFFLINE.reverse_factor
     expected_gain: float = 0.5  # what ranking the beam assumes each unexplained phrase will still earn
-    type_weight: float = 0.2
-    explains: float = 0.3  # a hop fitting a phrase below this leaves it unexplained (a guess, not a reading)
+    type_weight: float = OFFLINE.type_weight
+    explains: float = OFFLINE.structured_explains  # a hop fitting a phrase below this leaves it unexplained (a guess, not a reading)
     doer_fit: float = 0.5  # a verb saying what a relation's person does (PhraseRoles.says_doer): the check's bar
     max_hops: int = 6
-    type_hop_fit: float = 0.7  # a hop for the answer's type word alone must fit it this well ...
-    type_hop_margin: float = 0.3  # ... and this much better than the path's last relation fits it
+    type_hop_fit: float = OFFLINE.type_hop_fit  # a hop for the answer's type word alone must fit it this well ...
+    type_hop_margin: float = OFFLINE.type_hop_margin  # ... and this much better than the path's last relation fits it
     type_hop_paths: int = 6  # the best finished paths tried for such a hop
 
 

@@ -37,6 +37,7 @@ from kgtool.reason.reading.form import AnswerForm, shape_answer
 from kgtool.reason.agents.offline.c2rag_compare import compare_answer
 from kgtool.reason.agents.offline.c2rag_spans import Span, rank_spans
 from kgtool.reason.agents.offline.common import Mention
+from kgtool.reason.reading.words import NAME_LINKERS
 
 # passages read for a question answered from text alone, and per entity of a compared question
 READ_PASSAGES = 5
@@ -209,7 +210,7 @@ def _caps_spans(text: str) -> list[tuple[int, int]]:
     out = []
     for m in _CAPS_NAME.finditer(text):
         toks = m.group().split()
-        while toks and toks[-1] in ("of", "the", "de"):
+        while toks and toks[-1] in NAME_LINKERS:
             toks.pop()
         if toks:
             out.append((m.start(), m.start() + len(" ".join(toks))))

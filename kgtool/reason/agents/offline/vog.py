@@ -47,6 +47,7 @@ from kgtool.reason.agents.vog_base import (
 )
 from kgtool.reason.relmatch import RelationMatcher, TextAnalysis
 from kgtool.reason.taxonomy import VogError
+from kgtool.reason.offline_config import OFFLINE
 
 
 class _Shared:
@@ -158,7 +159,8 @@ class OfflineVogRetriever:
             text = fact.evidence or ""
             grounded = min(self.shared.mentions.support(text, fact.head_id, fact.head),
                            self.shared.mentions.support(text, fact.tail_id, fact.tail)) if text else 0.0
-            out.append(round(0.7 * fact.scores.get("relation", 0.0) + 0.2 * predicted + 0.1 * grounded, 6))
+            out.append(round(OFFLINE.vog_relation_weight * fact.scores.get("relation", 0.0)
+                             + OFFLINE.vog_predicted_weight * predicted + OFFLINE.vog_grounded_weight * grounded, 6))
         return out
 
     def select_entity(self, question: str, step: PlanStep, query: str, entity: str,
@@ -169,7 +171,7 @@ class OfflineVogRetriever:
 class OfflineVogVerifier:
     """Structural and relation-fit checks of one step against its feedback, in a fixed order."""
 
-    def __init__(self, shared: _Shared, improve: float = 0.3):
+    def __init__(self, shared: _Shared, improve: float = OFFLINE.vog_drift):
         self.shared = shared
         self.improve = improve
 
@@ -230,11 +232,14 @@ class OfflineVogVerifier:
         checks["grounding"] = round(grounded, 4)
         repeated = end_id in visited
         relation_score = checks.get("relation", 1.0 if not drift else own)
-        confidence = (0.3 * min(1.0, relation_score) + 0.25 * agree + 0.2 * grounded
-                      + 0.25 * (1.0 if not drift else own)) * (0.9 if repeated else 1.0)
+        confidence = (OFFLINE.check_relation_weight * min(1.0, relation_score) + OFFLINE.check_agree_weight * agree
+                      + OFFLINE.check_grounded_weight * grounded
+                      + OFFLINE.check_intent_weight * (1.0 if not drift else own)) \
+            * (OFFLINE.check_repeated if repeated else 1.0)
         if problems:
             kind, why = problems[0]
-            return Check(False, round(min(confidence, 0.45), 4), kind, "; ".join(w for _, w in problems),
+            return Check(False, round(min(confidence, OFFLINE.check_failed_cap), 4), kind,
+                         "; ".join(w for _, w in problems),
                          revised_observation=end, checks=checks, repeated=repeated)
         return Check(True, round(confidence, 4), None, f"{fact.head} {fact.relation} {fact.tail} supports the step",
                      checks=checks, repeated=repeated)
@@ -292,7 +297,8 @@ class OfflineVogReviser:
             if not facts or (failed and (opt.key, opt.direction) == failed and ctx.check.error_type in (
                     VogError.INTENT_DRIFT, VogError.INCOMPLETE_EVIDENCE)):
                 continue
-            score = self.shared.fit_free(analysis, free, opt.key, opt.label, opt.direction) + 0.25 * opt.score
+            score = (self.shared.fit_free(analysis, free, opt.key, opt.label, opt.direction)
+                     + OFFLINE.vog_option_weight * opt.score)
             if best is None or score > best[0]:
                 best = (score, opt, facts[0])
         if best is None:
@@ -336,7 +342,7 @@ class OfflineVogReviser:
                     value = sh.fit_free(analysis, unexplained, key, rlabel, direction)
                 if value > ahead:
                     ahead, ahead_rel = value, (key, rlabel, direction)
-            score = here + ahead + 0.1 * fact.score
+            score = here + ahead + OFFLINE.vog_fact_weight * fact.score
             if best is None or score > best[0]:
                 best = (score, fact, label, end, ahead, ahead_rel)
         if best is None:

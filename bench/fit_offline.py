@@ -1,0 +1,189 @@
+"""Fit a handful of OfflineConfig values on the own development sets (issue 44).
+
+    .venv/bin/python bench/fit_offline.py [--sets status,roles] [--knob planner_hop_cost=0.25,0.35,0.45 ...]
+                                          [--method care] [--port 7720] [--out fit.json]
+
+Objective, in this order: answered precision (of the questions a method answers, the share answered
+right; an unanswerable question answered counts as wrong), then Acc on the answerable questions. A
+value replaces the default only when it is strictly better on that key; ties keep the default, so a
+knob the sets do not move stays where it was set.
+
+Search: coordinate-wise over a small grid, one knob at a time, each from the values fitted before it.
+Each set is ingested once into a store of its own (bench/dev_sets.py's sets and layout); every grid
+point is one `kgtool eval` of that store in a fresh process with KGTOOL_OFFLINE_CONFIG set, which is
+how kgtool.reason.offline_config reads a value once per process.
+
+Only development sets are fitted on: a held-out set (paraphrase_heldout, the handwritten_text sets) is
+refused, so no value can come from a set that is then reported as held out.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+HELD_OUT = ("heldout", "handwritten_text")
+# the most influential knobs of planning and matching: a hop's cost in the two searches, the selector's
+# margin and the reading check's margin (bench/fit_offline.py's defaults, each around its hand-set value)
+GRID = {
+    "planner_hop_cost": [0.25, 0.35, 0.45],
+    "structured_hop_cost": [0.2, 0.3, 0.4],
+    "selector_margin": [0.1, 0.15, 0.2],
+    "explains_margin": [0.05, 0.1, 0.15],
+}
+
+
+def _dev_sets():
+    spec = importlib.util.spec_from_file_location("dev_sets", ROOT / "bench" / "dev_sets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def score(summaries: list[dict]) -> tuple[float, float]:
+    """(answered precision, Acc) over the questions of every summary (dev_sets.py's per-method entries)."""
+    answered = right = answerable = correct = 0
+    for summary in summaries:
+        for r in summary["results"]:
+            ok = bool(r.get("em"))
+            if r.get("answerable") is False:
+                answered += r.get("status") == "answered"  # an answer to an unanswerable question is wrong
+                continue
+            answerable += 1
+            correct += ok
+            if r.get("status") == "answered":
+                answered += 1
+                right += ok
+    return (right / answered if answered else 0.0, correct / answerable if answerable else 0.0)
+
+
+class Stores:
+    """One ingested store per set, kept running while the grid is tried on it."""
+
+    def __init__(self, names: list[str], code: Path, port: int, log):
+        self.dev = _dev_sets()
+        self.code, self.log = code, log
+        self.stores = []
+        for i, name in enumerate(names):
+            kind, source, evals = self.dev.SETS[name]
+            home = Path(tempfile.mkdtemp(prefix=f"fit-{name}-"))
+            env = {**os.environ, "PYTHONPATH": str(code), "KGTOOL_HOME": str(home),
+                   "KGTOOL_NEO4J_PORT": str(port + 2 * i), "KGTOOL_NEO4J_HTTP_PORT": str(port + 2 * i + 1),
+                   "HF_HUB_OFFLINE": "1"}
+            env.pop("KGTOOL_LLM_BASE_URL", None)
+            env.pop("KGTOOL_OFFLINE_CONFIG", None)
+            self.stores.append((name, home, env, evals))
+
+    def _cli(self) -> list[str]:
+        return [sys.executable, "-m", "kgtool.cli"]
+
+    def run(self, values: dict, method: str) -> list[dict]:
+        """Every set's per-method summaries with `values` over the defaults; the stores start one at a time
+        (one server running at once) and are ingested on their first use."""
+        out = []
+        for name, home, env, evals in self.stores:
+            kind, source, _ = self.dev.SETS[name]
+            self.dev._run(self._cli() + ["db", "start"], env, self.log)
+            try:
+                if not (home / ".ingested").exists():
+                    self.dev._run(self._cli() + ["ingest", kind, str(source)], env, self.log)
+                    (home / ".ingested").touch()
+                run_env = {**env, "KGTOOL_OFFLINE_CONFIG": json.dumps(values)}
+                for how, path in evals:
+                    report = home / f"{path.stem}.json"
+                    self.dev._run(self._cli() + ["eval", how, str(path), "--method", method, "--agents", "offline",
+                                                 "--workers", "1", "--json", str(report)], run_env, self.log)
+                    out.extend(self.dev._summary(json.loads(report.read_text())).values())
+            finally:
+                subprocess.run(self._cli() + ["db", "stop"], env=env, capture_output=True)
+        return out
+
+    def close(self) -> None:
+        for _, home, env, _ in self.stores:
+            subprocess.run(self._cli() + ["db", "stop"], env=env, capture_output=True)
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def fit(stores: Stores, grid: dict[str, list[float]], method: str, log) -> dict:
+    from kgtool.reason.offline_config import OfflineConfig
+
+    defaults = OfflineConfig()
+    fitted: dict[str, float] = {}
+    base = score(stores.run({}, method))
+    log(f"defaults: answered precision {base[0]:.3f}, Acc {base[1]:.3f}")
+    tried = {"defaults": base, "knobs": {}}
+    best = base
+    for knob, values in grid.items():
+        default = getattr(defaults, knob)
+        rows = {default: best}
+        for value in values:
+            if value == default:
+                continue
+            rows[value] = score(stores.run({**fitted, knob: value}, method))
+            log(f"  {knob} = {value}: answered precision {rows[value][0]:.3f}, Acc {rows[value][1]:.3f}")
+        winner = max(rows, key=lambda v: (rows[v], v == default))  # a tie keeps the hand-set value
+        if winner != default and rows[winner] > best:
+            fitted[knob] = winner
+            best = rows[winner]
+        tried["knobs"][knob] = {"default": default, "fitted": fitted.get(knob, default),
+                                "scores": {str(v): s for v, s in rows.items()}}
+    return {"method": method, "fitted": fitted, "before": base, "after": best, **tried}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sets", default="status,roles,handwritten2",
+                        help="development sets of bench/dev_sets.py (never a held-out one)")
+    parser.add_argument("--knob", action="append", default=[], metavar="NAME=V1,V2,...",
+                        help=f"a knob and its grid (default: {', '.join(GRID)})")
+    parser.add_argument("--method", default="care")
+    parser.add_argument("--code", type=Path, default=ROOT)
+    parser.add_argument("--port", type=int, default=7720)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    names = [s for s in args.sets.split(",") if s]
+    held = [s for s in names if any(h in s for h in HELD_OUT)]
+    if held:
+        parser.error(f"{', '.join(held)} is held out: fitting on it would make its report meaningless")
+    dev = _dev_sets()
+    unknown = [s for s in names if s not in dev.SETS]
+    if unknown:
+        parser.error(f"unknown set(s) {', '.join(unknown)}; known: {', '.join(dev.SETS)}")
+    grid = dict(GRID)
+    if args.knob:
+        grid = {}
+        for spec in args.knob:
+            name, _, values = spec.partition("=")
+            grid[name] = [float(v) for v in values.split(",")]
+    from kgtool.reason.offline_config import OfflineConfig
+
+    OfflineConfig.build("offline", {k: v[0] for k, v in grid.items()}, kind="settings")  # names checked early
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+    stores = Stores(names, args.code.resolve(), args.port, log)
+    try:
+        result = fit(stores, grid, args.method, log)
+    finally:
+        stores.close()
+    result["sets"] = names
+    print(f"sets {', '.join(names)}; method {args.method}; objective: answered precision, then Acc")
+    for knob, row in result["knobs"].items():
+        scores = "; ".join(f"{v}: {p:.3f}/{a:.3f}" for v, (p, a) in row["scores"].items())
+        print(f"  {knob}: default {row['default']} -> fitted {row['fitted']}   ({scores})")
+    print(f"before: answered precision {result['before'][0]:.3f}, Acc {result['before'][1]:.3f}")
+    print(f"after:  answered precision {result['after'][0]:.3f}, Acc {result['after'][1]:.3f}")
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

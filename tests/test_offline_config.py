@@ -1,0 +1,143 @@
+"""The offline front end's numbers live in one documented OfflineConfig (issue 44).
+
+Every field says what it does and where its value comes from; the user settings among them reach a real
+run; no float literal is left in the front end's modules (counted the way bench/front_end_counts.py
+counts them); KGTOOL_OFFLINE_CONFIG replaces the others for a process (what bench/fit_offline.py uses).
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgtool.config import Settings
+from kgtool.errors import ConfigError
+from kgtool.reason.agents.offline.common import Thresholds
+from kgtool.reason.offline_config import ENV, OFFLINE, OfflineConfig
+
+REPO = Path(__file__).resolve().parent.parent
+# a source a field may give: a commit, a paper, a measurement, the fitting script
+SOURCE = re.compile(r"\b[0-9a-f]{7}\b|paper|fitted by bench/fit_offline\.py|measured")
+
+
+def _counter():
+    spec = importlib.util.spec_from_file_location("front_end_counts", REPO / "bench" / "front_end_counts.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_field_says_its_meaning_and_its_source():
+    infos = OfflineConfig.describe()
+    assert len(infos) >= 40
+    for info in infos:
+        meaning = SOURCE.split(info.doc)[0].strip()
+        assert len(meaning.split()) >= 4, f"{info.name}: no meaning in {info.doc!r}"
+        assert SOURCE.search(info.doc), f"{info.name}: no source in {info.doc!r}"
+
+
+def test_user_settings_are_global_settings_that_fill_the_shared_thresholds():
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    changed = {"fit": 0.42, "same_relation": 0.66, "reverse_factor": 0.6, "name_coverage": 0.7,
+               "text_prior": 0.55, "structured": False}
+    assert set(OfflineConfig.GLOBALS) == set(changed)
+    for name, global_name in OfflineConfig.GLOBALS.items():
+        assert global_name in fields, global_name
+        assert getattr(Settings(), global_name) == getattr(OFFLINE, name), name  # one default, not two
+        thresholds = Thresholds.from_settings(Settings(**{global_name: changed[name]}))
+        assert getattr(thresholds, name) == changed[name], name
+        built = OfflineConfig.build("offline", {}, Settings(**{global_name: changed[name]}), kind="settings")
+        assert getattr(built, name) == changed[name], name
+
+
+def test_no_float_literal_left_in_the_front_end():
+    counter = _counter()
+    package = REPO / "kgtool"
+    files = sorted({p for pattern in counter.FRONT_END for p in package.glob(pattern)})
+    assert len(files) >= 30
+    knobs = {p.relative_to(package).as_posix(): counter.count(p)[2] for p in files}
+    left = {name: n for name, n in knobs.items() if n and name not in counter.ALLOWED}
+    assert not left, f"float literals outside kgtool/reason/offline_config.py: {left}"
+
+
+def test_a_bad_value_is_refused_with_the_settings_named():
+    with pytest.raises(ConfigError, match="reverse_factor"):
+        OfflineConfig(reverse_factor=1.5)
+    with pytest.raises(ConfigError, match="hop_cost"):
+        OfflineConfig.build("offline", {"hop_cost": 0.1}, kind="settings")  # the field is planner_hop_cost
+
+
+def test_the_environment_replaces_values_for_a_whole_process():
+    code = ("from kgtool.reason.offline_config import OFFLINE\n"
+            "from kgtool.reason.agents.offline.structured import SearchSettings\n"
+            "print(OFFLINE.structured_hop_cost, SearchSettings().hop_cost, OFFLINE.merge_cost)")
+    env = {**os.environ, ENV: json.dumps({"structured_hop_cost": 0.25}), "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0.25", "0.25", str(OFFLINE.merge_cost)]
+    env[ENV] = json.dumps({"no_such_knob": 1})
+    bad = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert bad.returncode != 0 and "no_such_knob" in bad.stderr
+
+
+def test_kgtool_methods_lists_the_offline_settings():
+    from kgtool.cli import main
+
+    listing = CliRunner().invoke(main, ["methods"], catch_exceptions=False)
+    assert "kgtool methods offline" in listing.output
+    result = CliRunner().invoke(main, ["methods", "offline"], env={"COLUMNS": "400"}, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    for info in OfflineConfig.describe():
+        assert info.name in result.output
+    assert "user setting offline_reverse_factor" in result.output
+
+
+def test_a_user_setting_changes_a_real_run(sample_kg):
+    """A question the sample answers by reading one of its relations backwards: with
+    offline_reverse_factor at 0 a backwards reading counts for nothing, and the same run no longer
+    reaches that answer; back at the default it does again."""
+    kg = sample_kg
+    question = "Which song was performed by Madonna?"  # the sample's performer edit, asked from its object
+    default = kg.answer(question, agents="offline")
+    assert default.status == "answered" and default.answer == "Hey Jude"
+    saved = kg.settings.offline_reverse_factor
+    kg.settings.offline_reverse_factor = 0.0
+    try:
+        strict = kg.answer(question, agents="offline")
+    finally:
+        kg.settings.offline_reverse_factor = saved
+    assert (strict.status, strict.answer) != (default.status, default.answer)
+    again = kg.answer(question, agents="offline")
+    assert (again.status, again.answer) == (default.status, default.answer)
+
+
+def _fit_script():
+    spec = importlib.util.spec_from_file_location("fit_offline", REPO / "bench" / "fit_offline.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_fit_objective_is_answered_precision_then_acc():
+    fit = _fit_script()
+    rows = [{"em": True, "status": "answered", "answerable": True},
+            {"em": False, "status": "answered", "answerable": True},
+            {"em": False, "status": "no_answer", "answerable": True},
+            {"em": True, "status": "answered", "answerable": False}]  # an unanswerable one answered: wrong
+    assert fit.score([{"results": rows}]) == (pytest.approx(1 / 3), pytest.approx(1 / 3))
+    cautious = [dict(r, status="no_answer") if not r["em"] or r["answerable"] is False else r for r in rows]
+    assert fit.score([{"results": cautious}])[0] > fit.score([{"results": rows}])[0]
+    assert set(fit.GRID) <= {f.name for f in dataclasses.fields(OfflineConfig)}
+
+
+def test_the_fit_refuses_a_held_out_set():
+    out = subprocess.run([sys.executable, str(REPO / "bench" / "fit_offline.py"), "--sets", "status,paraphrase_heldout"],
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
+    assert out.returncode != 0 and "paraphrase_heldout is held out" in out.stderr
