@@ -14,6 +14,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("KGTOOL_WARMUP", "0")  # no background warm-up process beside each test's commands
 sys.path.insert(0, str(Path(__file__).parent))
 
 from stub_llm import stub_llm, stub_settings  # noqa: E402,F401  (fixtures)

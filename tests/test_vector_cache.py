@@ -170,3 +170,28 @@ def test_warm_vectors_embeds_every_passage_word_once(kg, tmp_path):
     assert store_passage_words(kg.db, CachedEmbedder(inner)) == 0  # no disk cache: nothing to fill
     with sqlite3.connect(str(cached.disk.path)) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()[0] == embedder.name
+
+
+def test_a_file_damaged_past_its_header_is_set_aside_on_first_read(minilm, tmp_path, caplog):
+    """A file whose meta opens but whose vectors' pages are damaged: left in place, every later process
+    embedded everything again (the shared cache of this machine was such a file)."""
+    path = cache_path(tmp_path, minilm.name)
+    CachedEmbedder(minilm, disk=DiskVectorCache(path, minilm.name)).encode([f"phrase {i}" for i in range(400)])
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'vectors'").fetchone()[0]
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(path, "r+b") as fh:  # the vectors table's root page overwritten: the meta table still reads
+        fh.seek((root - 1) * page)
+        fh.write(b"\xff" * page)
+    with caplog.at_level(logging.WARNING, logger="kgtool.models.vector_cache"):
+        inner = Counting(minilm)
+        cached = CachedEmbedder(inner, disk=DiskVectorCache(path, minilm.name))
+        cached.encode(["spouse"])
+    assert "not usable" in caplog.text and (tmp_path / "vectors" / (path.name + ".bad")).is_file()
+    assert inner.calls == [["spouse"]]
+    # the next process reads what this one embedded after setting the damaged file aside
+    again = Counting(minilm)
+    CachedEmbedder(again, disk=DiskVectorCache(path, minilm.name)).encode(["spouse"])
+    assert again.calls == []

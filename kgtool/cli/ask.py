@@ -94,6 +94,10 @@ def ask(question, file_, agents, method, settings_, scope, as_json, preset, top,
     config = parse_pairs(settings_, "--set")
     _check_method(method, config)
     wrong = 0
+    from kgtool.cli.app import settings
+    from kgtool.graph.warmup import record_statements
+
+    record_statements(settings().shared_cache)  # what a warm-up plans ahead of a new store's first answer
     with connect() as kg:
         for number, item in enumerate(items, start=1):
             try:

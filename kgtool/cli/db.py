@@ -34,6 +34,10 @@ def start(timeout):
         started = server.start(timeout=timeout)
     if started:
         console.print(f"Neo4j started on {server.uri} in {time.monotonic() - t0:.1f} s (home {server.home})")
+        from kgtool.cli.app import settings
+        from kgtool.graph.warmup import start_background
+
+        start_background(settings())  # a new server plans every statement once: done before the first answer
     else:
         console.print(f"Neo4j already running on {server.uri}")
 

@@ -21,6 +21,10 @@ _BULK_HELP = ("Load into an EMPTY local store with Neo4j's offline importer (neo
 def _finish(path, rows, summary, json_out) -> None:
     """Print the summary, write its JSON; exit 1 if records were skipped."""
     print_ingest(path, rows, summary)
+    from kgtool.cli.app import settings
+    from kgtool.graph.warmup import start_background
+
+    start_background(settings())  # the graph's statistics changed: plans made anew, off the next answer's clock
     if json_out:
         write_json(json_out, {**summary.as_dict(), "new": getattr(summary, "new", None)})
     if summary.skipped:

@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Protocol, TypeVar
 
 from kgtool.config import Settings
 from kgtool.errors import ConfigError, DatabaseError, DatabaseUnavailable, ReadOnlyViolation, describe
-from kgtool.graph import queries
+from kgtool.graph import queries, warmup
 
 
 # Bolt is the protocol kgtool speaks; the driver's http(s) support is an
@@ -225,6 +225,7 @@ class Database:
     def read(self, name: str, /, **params) -> list[dict]:
         """Run a named read in a read transaction; rows as dicts."""
         text = queries.text(name)
+        warmup.note(name, params)
 
         def once():
             with self.session(read_only=True) as session:
@@ -272,6 +273,7 @@ class Database:
         if _STOPPING.is_set():
             raise Stopped(f"stopped: {_STOP_REASON[0]}")
         text = queries.text(name)
+        warmup.note(name, params)
         if not hasattr(session, "begin_transaction"):  # a transaction, not a session
             return _rows(session.run(text, params))
         return retrying(lambda: _rows(session.run(text, params)))
@@ -295,6 +297,7 @@ class Database:
         def in_transaction(tx):
             def run(name: str, params: dict, *, rows: bool = True) -> list[dict] | None:
                 result = tx.run(queries.text(name), params)
+                warmup.note(name, params)
                 return _rows(result) if rows else None
 
             return work(run)

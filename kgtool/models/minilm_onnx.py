@@ -30,11 +30,14 @@ OPSET = 17  # LayerNormalization is a standard op from 17
 
 
 def _require_onnx():
+    # onnx itself is imported only to build the graph file once (build_graph): importing it pulls in
+    # ml_dtypes, 1-2.5 s of a new process's answer on this machine, for a file that is already cached
     try:
-        import onnx  # noqa: F401
         import onnxruntime  # noqa: F401
     except ImportError as exc:
         raise MissingExtraError("onnx and onnxruntime", "onnx", "the onnxruntime MiniLM embedder") from exc
+    if not onnx_available():
+        raise MissingExtraError("onnx and onnxruntime", "onnx", "the onnxruntime MiniLM embedder")
 
 
 def onnx_available() -> bool:

@@ -55,6 +55,7 @@ class DiskVectorCache:
         self._conn: sqlite3.Connection | None = None
         self._writable = True
         self._broken = False  # set when even a fresh file cannot be opened: every call is a miss
+        self._renewed = False  # a damaged file was set aside by this process (done once)
 
     # ---------------------------------------------------------------- opening
     def _connect(self) -> sqlite3.Connection | None:
@@ -118,11 +119,18 @@ class DiskVectorCache:
                     src.unlink(missing_ok=True)
 
     def _failed(self, exc: sqlite3.Error) -> None:
-        """A statement failed on an open cache: the file broke under us (or another process's did)."""
-        log.warning("vector cache %s failed (%s); embedding without it from now on", self.path, exc)
+        """A statement failed on an open cache: the file broke under us (or another process's did).
+        A damaged file ("malformed") whose header still opens is set aside like one that does not
+        open, once a process: left in place it made every later process embed everything again."""
         if self._conn is not None:
             self._conn.close()
-        self._conn, self._broken = None, True
+        self._conn = None
+        if _damaged(exc) and not self._renewed:
+            self._renewed = True
+            self._set_aside(exc)
+            return
+        log.warning("vector cache %s failed (%s); embedding without it from now on", self.path, exc)
+        self._broken = True
 
     # ---------------------------------------------------------------- reading and writing
     def get_many(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
@@ -155,27 +163,26 @@ class DiskVectorCache:
         if not vectors:
             return 0
         with self._lock:
-            conn = self._connect()
-            if conn is None or not self._writable:
-                return 0
-            first = self.dim is None
-            if first:
-                self.dim = int(vectors[0][1].shape[0])
-            rows = [(t, v.tobytes()) for t, v in vectors if v.shape[0] == self.dim]
-            try:
-                with conn:  # one transaction: one commit for the whole call
-                    conn.execute("BEGIN")
-                    if first:
+            for _attempt in range(2):  # a second time into a new file when a damaged one was set aside
+                conn = self._connect()
+                if conn is None or not self._writable:
+                    return 0
+                if self.dim is None:
+                    self.dim = int(vectors[0][1].shape[0])
+                rows = [(t, v.tobytes()) for t, v in vectors if v.shape[0] == self.dim]
+                try:
+                    with conn:  # one transaction: one commit for the whole call
+                        conn.execute("BEGIN")
                         conn.execute("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", (str(self.dim),))
-                    conn.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)", rows)
-            except sqlite3.OperationalError as exc:  # read-only file system, disk full, locked too long
-                log.warning("vector cache %s not written (%s); reading it only", self.path, exc)
-                self._writable = False
-                return 0
-            except sqlite3.DatabaseError as exc:
-                self._failed(exc)
-                return 0
-        return len(rows)
+                        conn.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)", rows)
+                    return len(rows)
+                except sqlite3.OperationalError as exc:  # read-only file system, disk full, locked too long
+                    log.warning("vector cache %s not written (%s); reading it only", self.path, exc)
+                    self._writable = False
+                    return 0
+                except sqlite3.DatabaseError as exc:
+                    self._failed(exc)
+        return 0
 
     def __len__(self) -> int:
         with self._lock:
@@ -189,6 +196,12 @@ class DiskVectorCache:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+def _damaged(exc: sqlite3.Error) -> bool:
+    """Is the error SQLite's word for a damaged file (not a lock, a full disk or a read-only one)?"""
+    text = str(exc).lower()
+    return not isinstance(exc, sqlite3.OperationalError) and ("malformed" in text or "not a database" in text)
 
 
 def for_embedder(root: Path, embedder) -> DiskVectorCache | None:

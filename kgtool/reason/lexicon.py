@@ -69,10 +69,9 @@ class Lexicon:
     def __init__(self, directory: Path):
         self.directory = directory
         self._lock = threading.Lock()
-        self._index: dict[str, dict[str, list[int]]] = {}
+        self._index: dict[str, _IndexFile] = {}
         self._data: dict[str, list[_DataFile]] = {}
-        self._verbs: dict[str, str] | None = None
-        self._finite: dict[str, str] | None = None
+        self._verbs: _VerbTable | None = None
 
     @classmethod
     @lru_cache(maxsize=1)
@@ -84,20 +83,8 @@ class Lexicon:
         with self._lock:
             index = self._index.get(pos)
             if index is None:
-                index = self._index[pos] = self._read_index(pos)
-        return index.get(lemma, [])
-
-    def _read_index(self, pos: str) -> dict[str, list[int]]:
-        out: dict[str, list[int]] = {}
-        with open(self.directory / f"index.{_POS_FILES[pos]}", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("  "):
-                    continue
-                fields = line.split()
-                # lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
-                count = int(fields[2])
-                out[fields[0]] = [int(o) for o in fields[-count:]]
-        return out
+                index = self._index[pos] = _IndexFile(self.directory / f"index.{_POS_FILES[pos]}")
+        return index.offsets(lemma)
 
     def _parts(self, pos: str) -> list[_DataFile]:
         with self._lock:
@@ -138,20 +125,20 @@ class Lexicon:
         """The base form of an inflected verb ("gave", "given" -> "give"; "ran" -> "run"), from the
         verb tables the same package ships (en-verbs.txt: one verb a line, its forms comma-separated);
         the word itself when it is no known form."""
-        with self._lock:
-            if self._verbs is None:
-                self._verbs = _read_verbs(self.directory.parents[1] / "en-verbs.txt")
-        return self._verbs.get(word.lower(), word.lower())
+        return self._verb_table().base(word.lower()) or word.lower()
 
     def finite_base(self, word: str) -> str | None:
         """The base form of a verb said finite, in the third person present or the simple past
         ("operates", "acquired", "bought", "wrote" -> "operate", "acquire", "buy", "write"); None for
         any other word, a participle only ("written", "born") or a present participle included. A
         relationship type written as one such word ("(a)-[:ACQUIRED]->(b)") reads "a acquired b"."""
+        return self._verb_table().base(word.lower(), _FINITE)
+
+    def _verb_table(self) -> "_VerbTable":
         with self._lock:
-            if self._finite is None:
-                self._finite = _read_verbs(self.directory.parents[1] / "en-verbs.txt", _FINITE)
-        return self._finite.get(word.lower())
+            if self._verbs is None:
+                self._verbs = _VerbTable(self.directory.parents[1] / "en-verbs.txt")
+        return self._verbs
 
     def sense_count(self, word: str, pos: str = "v") -> int:
         """How many senses WordNet lists for the word ("operate": 7; "give": 44)."""
@@ -366,23 +353,88 @@ def _lemma_forms(phrase: str, pos: str) -> list[str]:
 _FINITE = (3, 6, 7, 8, 9, 10)
 
 
-def _read_verbs(path: Path, columns: tuple[int, ...] | None = None) -> dict[str, str]:
-    """Inflected form -> base form, for every verb of the table (none when the file is missing);
-    `columns`: only the forms in those columns of a line."""
-    out: dict[str, str] = {}
-    if not path.is_file():
+class _VerbTable:
+    """Inflected form -> base form, from en-verbs.txt (one verb a line, its forms comma-separated),
+    looked up one form at a time: reading the whole table into dicts took ~0.2 s of every new
+    process's first answer, for the few words an answer asks about."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._text: str | None = None
+        self._lock = threading.Lock()
+        self._found: dict[tuple[str, tuple[int, ...] | None], str | None] = {}
+
+    def base(self, form: str, columns: tuple[int, ...] | None = None) -> str | None:
+        """The base form of the first line (in file order) that lists `form` (in `columns` only,
+        when given), as a table read whole with the first line's reading kept; None when none does."""
+        key = (form, columns)
+        if key in self._found:
+            return self._found[key]
+        with self._lock:
+            if self._text is None:
+                self._text = (self.path.read_text(encoding="utf-8", errors="replace").lower()
+                              if self.path.is_file() else "")
+        text, out = self._text, None
+        at = text.find(form) if form else -1
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            if not text.startswith(";", start) and form in _verb_forms(text[start:end], columns)[1:]:
+                out = _verb_forms(text[start:end], columns)[0]
+                break
+            at = text.find(form, end)
+        self._found[key] = out
         return out
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if line.startswith(";"):
-                continue
-            forms = [w.strip().lower() for w in line.split(",") if w.strip()]
-            if columns is not None:
-                cells = [w.strip().lower() for w in line.rstrip("\n").split(",")]
-                forms = forms[:1] + [cells[k] for k in columns if k < len(cells) and cells[k]]
-            for form in forms[1:]:
-                out.setdefault(form, forms[0])
-    return out
+
+
+def _verb_forms(line: str, columns: tuple[int, ...] | None) -> list[str]:
+    """A table line's base form, then its forms (only those in `columns` of the line, when given)."""
+    forms = [w.strip() for w in line.split(",") if w.strip()]
+    if columns is not None:
+        cells = [w.strip() for w in line.split(",")]
+        forms = forms[:1] + [cells[k] for k in columns if k < len(cells) and cells[k]]
+    return forms
+
+
+class _IndexFile:
+    """One index.<pos> file, searched by binary search on its sorted lemmas (the file is sorted
+    bytewise; wndb(5WN)) instead of read whole: reading the noun index took ~0.3-0.9 s of a new
+    process's first answer, which looks up a few dozen lemmas."""
+
+    def __init__(self, path: Path):
+        import mmap
+
+        with open(path, "rb") as f:
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        self._found: dict[str, list[int]] = {}
+
+    def offsets(self, lemma: str) -> list[int]:
+        found = self._found.get(lemma)
+        if found is None:
+            found = self._found[lemma] = self._search(lemma)
+        return found
+
+    def _search(self, lemma: str) -> list[int]:
+        key = lemma.encode("utf-8", "replace")
+        if not key or any(c in key for c in b" \t\n\r"):
+            return []  # no lemma has one; an empty key would meet the licence lines (they start with spaces)
+        data, lo, hi = self._map, 0, len(self._map)
+        while lo < hi:  # lo and hi stay at line starts
+            start = data.rfind(b"\n", 0, (lo + hi) // 2) + 1
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            word = data[start:end].split(b" ", 1)[0]
+            if word == key:
+                fields = data[start:end].decode("utf-8", "replace").split()
+                # lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+                count = int(fields[2])
+                return [int(o) for o in fields[-count:]]
+            if word < key:
+                lo = end + 1
+            else:
+                hi = start
+        return []
 
 
 def _readable(word: str) -> str:
