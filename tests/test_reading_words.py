@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 from kgtool.reason import question, roles, text_evidence
-from kgtool.reason.agents.offline import answer_form, c2rag_compare, c2rag_spans, gloss_fit
+from kgtool.reason.agents.offline import c2rag_compare, c2rag_spans, gloss_fit
+from kgtool.reason.reading import form as answer_form
 from kgtool.reason.reading import words
 
 REPO = Path(__file__).resolve().parent.parent

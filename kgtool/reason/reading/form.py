@@ -193,7 +193,7 @@ def asking_word(question: str, form: AnswerForm) -> str:
     i = _main_wh(toks)
     if i is None:
         return ""
-    if toks[-1] in ("when", "where", "who") and i != len(toks) - 1 and toks[0] not in _WH:
+    if toks[-1] in TRAILING_WH and i != len(toks) - 1 and toks[0] not in _WH:
         i = len(toks) - 1  # as answer_form: a statement ending in its question word asks that
     return toks[i]
 
