@@ -291,3 +291,33 @@ def test_an_answer_of_another_kind_is_a_lack_and_a_plan_asking_twice_is_not_shor
     got = settle("answered", "X", chain, other, reading_gaps=lambda: Gaps(["hop 2 follows a relation the question "
                                                                           "does not name"]))
     assert got.status == "no_answer" and "the graph has no 'mayor' of X" in got.reason
+
+
+def stated_hop(n: int, head: str, relation: str, tail: str) -> HopState:
+    from kgtool.core.types import CandidateFact
+
+    fact = CandidateFact(f"f{n}", head.lower(), head, relation, tail.lower(), tail, f"{head} {relation} {tail}")
+    return HopState(f"s{n}", n, f"q{n}", head.lower(), head, fact, tail.lower(), tail)
+
+
+def test_a_rejection_about_the_candidate_pools_spread_alone_does_not_keep_a_clean_chain_of_facts_unverified():
+    from kgtool.reason.explains import Gaps, ReadingGaps
+
+    def gaps(found):
+        return lambda: Gaps(found.reasons(), found.explained, found, lambda p: (None, 0.0), lambda r: False)
+    plan = Plan(["a"], topic="Wenna Holt", topic_id="wenna holt", relations=["r1"])
+    chain = [stated_hop(1, "Wenna Holt", "mother", "Rhona Holt")]
+    spread = "unrecovered: 0 of 1 constraints grounded; answer from ?x1"
+    clean = gaps(ReadingGaps(explained=["mother"]))
+    got = settle("unverified", "Rhona Holt", chain, plan, method_reason=spread, reading_gaps=clean)
+    assert (got.status, got.reason) == ("answered", None)
+    # a doubt of the reading check keeps it a guess, and so does a rejection of the chain itself
+    doubted = gaps(ReadingGaps(unexplained=["mum"]))
+    assert settle("unverified", "Rhona Holt", chain, plan, method_reason=spread, reading_gaps=doubted).status == \
+        "unverified"
+    assert settle("unverified", "Rhona Holt", chain, plan, method_reason="grounding: the hop is wrong",
+                  reading_gaps=clean).status == "unverified"
+    # a hop read from a passage is not a stated fact: the text check, not this, decides
+    text_hop = HopState("s1", 1, "q1", "wenna holt", "Wenna Holt", None, "rhona holt", "Rhona Holt")
+    assert settle("unverified", "Rhona Holt", [text_hop], plan, method_reason=spread,
+                  reading_gaps=clean).status == "unverified"

@@ -19,6 +19,8 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
 - an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
   the chain reached no fact of the asked kind.
+A method's rejection of one of `focus_only_verdicts` (it speaks of the spread of the method's candidate
+pool, not of the chain) is no doubt when every hop is a stated fact and the reading check finds nothing.
 Everything else that keeps a chain from `answered` is a doubt about its reading (`unverified`),
 among them a part of the question that the matcher fits only loosely to any relation in a chain
 that does not stray: a paraphrase the graph may well express. The bars are the settings below, set
@@ -64,6 +66,10 @@ class AbstainSettings:
     lack_factor: float = 0.3  # the graph lacks a part of the question: the guess's confidence is scaled by it
     unfinished_factor: float = 0.5  # an ingest of the store did not finish
     gamma: float = 1.5  # N_eff bar when the method records none (the methods' own default)
+    # the kinds of a method's rejection that speak only of how spread its candidate pool was, not of the chain
+    # (C2RAG: a constraint's N_eff above gamma and no passage to recover it from); with every hop a stated
+    # fact and a reading check that finds nothing, such a rejection does not keep the answer from `answered`
+    focus_only_verdicts: tuple[str, ...] = ("unrecovered",)
 
 
 SETTINGS = AbstainSettings()
@@ -159,6 +165,14 @@ def other_kind(reason: str) -> bool:
     """Is a reading-check reason the answer-kind check saying the answer is not of the kind asked at all (a
     person where a year is asked)? Its softer findings (a place inside another place) stay doubts."""
     return reason.startswith(KIND_ASKED) and any(marker in reason for marker in NOT_OF_KIND)
+
+
+def focus_only(method_reason: str | None, chain, settings: AbstainSettings = SETTINGS) -> bool:
+    """Is the method's rejection one of `focus_only_verdicts` (the runner writes a judge's reason as
+    '<error type>: <explanation>'), of a chain whose every hop answers with a stated fact?"""
+    kind = (method_reason or "").split(":", 1)[0].strip()
+    return kind in settings.focus_only_verdicts and bool(chain) and all(
+        h.answer and not h.generated and h.fact is not None and getattr(h.fact, "stated", True) for h in chain)
 
 
 def unsupported_hops(chain) -> list[str]:

@@ -123,6 +123,11 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
         doubts.insert(0, "the chain does not explain " + ", ".join(repr(p) for p in left))
     if short:  # a chain short of its plan lacks a hop unless it explains the whole question (a plan too long)
         (lacks if lacks or doubts != judged or reading_gaps is None else doubts).insert(0, short)
+    if judged and not lacks and doubts == judged and reading_gaps is not None and \
+            abstain.focus_only(method_reason, chain, settings):
+        # the judge spoke only of its candidate pool's spread (N_eff above its bar, no passage to recover from);
+        # every hop is a stated fact and the reading check found the chain explains the whole question
+        judged, doubts = [], []
     if not lacks and not doubts and text_gaps is not None and reads_text(chain):
         doubts = list(text_gaps())
     return outcome(lacks, doubts, accepted=not judged)
