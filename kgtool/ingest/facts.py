@@ -444,6 +444,7 @@ def ingest_facts(
     if embedder is not None:
         summary.relations_embedded = load.write_relation_embeddings(db, embedder)
     summary.resolve = resolve_after(db, resolve, entities)
+    db.run_autocommit("admin/await_fulltext")  # a question asked next finds the new names (near_names' index)
     if own_marker:
         marker.finish()
     summary.seconds = time.perf_counter() - t0
