@@ -45,7 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (  # noqa: E402
-    SHARED_DATA, bench_graph, build_corpus, environment, log, memory_for, mquake_questions, percentile, table, verdict,
+    REPO, SHARED_DATA, bench_graph, build_corpus, environment, log, memory_for, mquake_questions, percentile, table, verdict,
 )
 
 TARGETS_S = {"dev": 1.0, "large": 1.5}  # the cold p50 targets: dev store, 100k-edit store
@@ -177,7 +177,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="MQuAKE JSON whose edits and questions are used")
     parser.add_argument("--heap", default=None, help="server heap (default: common.memory_for the store size)")
     parser.add_argument("--pagecache", default=None, help="server page cache (default: common.memory_for)")
+    parser.add_argument("--baseline", default=None, metavar="DIR",
+                        help="instead: this checkout against the code in DIR (a `git archive` of another commit), "
+                             "first and later asks on one facts store (bench/cold_start_baseline.py)")
+    parser.add_argument("--facts", type=Path, default=REPO / "tests" / "data" / "real_countries" / "kg.tsv",
+                        help="with --baseline: the facts file ingested")
+    parser.add_argument("--questions", type=Path,
+                        default=REPO / "tests" / "data" / "real_countries" / "questions.jsonl",
+                        help="with --baseline: the questions asked (JSONL with answers)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline: first asks per code")
+    parser.add_argument("--later", type=int, default=6, help="with --baseline: later asks per code")
+    parser.add_argument("--port", type=int, default=7740, help="with --baseline: the store's bolt port")
+    parser.add_argument("--empty-vectors", action="store_true",
+                        help="with --baseline: empty the vector cache before each first ask")
     args = parser.parse_args(argv)
+    if args.baseline:
+        from cold_start_baseline import run
+
+        return run(args)
     results = []
     with tempfile.TemporaryDirectory(prefix="kgtool-bench-cold-") as tmp:
         for size in [s.strip() for s in args.sizes.split(",") if s.strip()]:

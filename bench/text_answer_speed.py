@@ -1,8 +1,11 @@
-"""Text-QA answer latency and quality of this checkout beside an older one, on the same store.
+"""Answer latency and quality of this checkout beside an older one, on the same store (text QA or MQuAKE).
 
     KGTOOL_HOME=docs-home KGTOOL_NEO4J_PORT=7731 .venv/bin/python bench/text_answer_speed.py \
         --baseline OLD_TREE --file ../shared/data/text-qa/musique-dev.json --format musique \
         [--methods c2rag,reagent,bm25-reader] [--limit 20] [--json out.json]
+
+    KGTOOL_HOME=edits-home ... bench/text_answer_speed.py --baseline OLD_TREE \
+        --file ../shared/data/mquake-hard-dev.json --format mquake --methods care,c2rag,reagent,safe,vog
 
 OLD_TREE is a copy of the older commit's files (`git archive <commit> | tar -x -C OLD_TREE`). The
 store of KGTOOL_HOME must hold the file's corpus (`kgtool ingest docs`); its local server is started
@@ -53,6 +56,17 @@ def worker() -> int:
     return 0
 
 
+def mquake_items(path: Path, limit: int) -> list:
+    """The first question of each MQuAKE case, accepting the post-edit answer and its aliases (the store must
+    hold the file's edits: `kgtool ingest edits FILE`)."""
+    from types import SimpleNamespace
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import mquake_questions
+
+    return [SimpleNamespace(question=q, answers=sorted(a)) for q, a in mquake_questions(path, first_only=True)][:limit]
+
+
 class Worker:
     def __init__(self, tree: Path):
         env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -75,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--baseline", type=Path, help="a copy of the older commit's files")
     ap.add_argument("--file", type=Path)
-    ap.add_argument("--format", default="musique")
+    ap.add_argument("--format", default="musique", help="a QA format of kgtool eval qa, or mquake (the store "
+                    "holds the file's edits; each case's first question)")
     ap.add_argument("--methods", default="c2rag,reagent")
     ap.add_argument("--limit", type=int, default=20)
     ap.add_argument("--json", type=Path)
@@ -88,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     from kgtool.eval.metrics import exact_match, max_f1
     from kgtool.eval.qa_data import read_qa
 
-    items = read_qa(args.file, args.format, limit=args.limit + WARMUP).items
+    items = mquake_items(args.file, args.limit + WARMUP) if args.format == "mquake" else \
+        read_qa(args.file, args.format, limit=args.limit + WARMUP).items
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     trees = {"old": args.baseline.resolve(), "new": REPO}
     workers = {name: Worker(tree) for name, tree in trees.items()}
