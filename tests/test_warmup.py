@@ -87,3 +87,35 @@ def _with_cache(settings, cache):
     import dataclasses
 
     return dataclasses.replace(settings, shared_cache=cache)
+
+
+def test_a_machine_that_noted_nothing_warms_the_shipped_list_which_names_only_statements_that_exist(
+        sample_kg, monkeypatch, tmp_path, neo4j_settings):
+    from kgtool.graph import queries
+
+    shipped = warmup.load(warmup.DEFAULT_STATEMENTS)
+    assert len(shipped) >= 20
+    for item in shipped:
+        name, params = json.loads(item)
+        assert queries.text(name)  # renamed or removed statements: rewrite it (bench/warmup_default.py)
+        assert set("".join(_strings(params))) <= {"~"}  # shapes only: no word of any question or graph
+    assert warmup.statements_to_warm(tmp_path) == warmup.DEFAULT_STATEMENTS
+    counts = _counts(sample_kg)
+    assert warmup.run(sample_kg.db, shipped) == (len(shipped), 0)
+    assert _counts(sample_kg) == counts
+    monkeypatch.setenv("KGTOOL_WARMUP", "1")
+    settings = _with_cache(neo4j_settings, tmp_path)
+    process = warmup.start_background(settings)
+    assert process is not None and process.wait(timeout=300) == 0
+    assert f"{len(shipped)} statements planned, 0 failed" in (settings.home / "logs" / "warmup.log").read_text()
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)

@@ -8,10 +8,13 @@ answers a few ms each. Plans are cached per statement text and parameter types, 
 - `record_statements()` (called by `kgtool ask`) has this process note each statement it runs and
   the shape of its parameters (each string replaced by one of its length, each number by a zero:
   no question or name is kept), saved at exit to <shared cache>/warmup/statements.json;
+- a machine where nothing was asked yet has no such list: the package ships one
+  (kgtool/graph/warmup_statements.json, the statements of every method answering the bundled
+  sample's questions; rewritten by bench/warmup_default.py), so even a first ask is warmed;
 - `start_background(settings)` (after `kgtool db start` and after an ingest) starts
-  `python -m kgtool.graph.warmup` detached: it runs each noted statement with those parameters in
-  a transaction it rolls back (planned and run, nothing kept; the parameters match no stored
-  node), and logs to <home>/logs/warmup.log. No command waits for it.
+  `python -m kgtool.graph.warmup` detached: it runs each noted statement with parameters of those
+  shapes (strings of letters) in a transaction it rolls back (planned and run, nothing kept), and
+  logs to <home>/logs/warmup.log. No command waits for it.
 
 KGTOOL_WARMUP=0 turns both off (the test suite does, tests/conftest.py).
 """
@@ -37,10 +40,20 @@ def enabled() -> bool:
     return os.environ.get("KGTOOL_WARMUP", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+# shipped with the package: what every method's answer sends, for a machine that has noted nothing yet
+DEFAULT_STATEMENTS = Path(__file__).with_name("warmup_statements.json")
+
+
 def statements_file(shared_cache: Path | None = None) -> Path:
     from kgtool.config import default_cache
 
     return Path(shared_cache or default_cache()) / "warmup" / "statements.json"
+
+
+def statements_to_warm(shared_cache: Path | None = None) -> Path:
+    """The list this machine's asks noted, else the shipped one."""
+    path = statements_file(shared_cache)
+    return path if path.is_file() else DEFAULT_STATEMENTS
 
 
 def shape(value):
@@ -48,7 +61,7 @@ def shape(value):
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, str):
-        return "~" * len(value)  # no stored name starts with "~"
+        return "~" * len(value)
     if isinstance(value, int):
         return 0
     if isinstance(value, float):
@@ -120,7 +133,7 @@ def run(db, statements: list[str]) -> tuple[int, int]:
                 continue
             tx = session.begin_transaction()
             try:
-                tx.run(text, params).consume()
+                tx.run(text, _runnable(params)).consume()
                 ran += 1
             except Exception:  # noqa: BLE001 - one statement's failure is its own
                 failed += 1
@@ -129,11 +142,24 @@ def run(db, statements: list[str]) -> tuple[int, int]:
     return ran, failed
 
 
+def _runnable(value):
+    """A noted shape with its strings made letters: a full-text search reads "~" as Lucene's fuzzy operator and
+    fails to parse (everything runs in a transaction that is rolled back, so what a letter matches is kept by
+    nothing)."""
+    if isinstance(value, str):
+        return "q" * len(value)
+    if isinstance(value, dict):
+        return {k: _runnable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_runnable(v) for v in value]
+    return value
+
+
 def start_background(settings) -> subprocess.Popen | None:
     """Start the warm-up detached from this command (which does not wait for it); None when off."""
     if not enabled():
         return None
-    path = statements_file(settings.shared_cache)
+    path = statements_to_warm(settings.shared_cache)
     if not path.is_file():
         return None
     logs = Path(settings.home) / "logs"
@@ -149,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     from kgtool.graph.db import Database
 
     argv = sys.argv[1:] if argv is None else argv
-    statements = load(Path(argv[0])) if argv else load(statements_file())
+    statements = load(Path(argv[0])) if argv else load(statements_to_warm())
     t0 = time.perf_counter()
     settings = Settings.load()
     with Database.connect(settings, start=False) as db:
