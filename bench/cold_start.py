@@ -188,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="with --baseline: first asks per code")
     parser.add_argument("--later", type=int, default=6, help="with --baseline: later asks per code")
     parser.add_argument("--port", type=int, default=7740, help="with --baseline: the store's bolt port")
+    parser.add_argument("--no-history", action="store_true",
+                        help="with --baseline: forget the statements earlier asks noted before each first ask")
     parser.add_argument("--empty-vectors", action="store_true",
                         help="with --baseline: empty the vector cache before each first ask")
     args = parser.parse_args(argv)
