@@ -64,7 +64,9 @@ METHODS = "care,c2rag,reagent,safe,vog"
 
 def _run(cmd: list[str], env: dict, log) -> None:
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    # run from the code's own directory: `python -m` puts the working directory first on sys.path, ahead of
+    # PYTHONPATH, so a run from another checkout answered with that checkout's code
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=env["PYTHONPATH"])
     log(f"  {' '.join(cmd[3:6])} ... rc {proc.returncode} in {time.perf_counter() - t0:.0f} s")
     if proc.returncode not in (0, 1):  # eval exits 1 when a question is answered wrong
         raise SystemExit(f"{' '.join(cmd)} failed (rc {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -92,6 +94,10 @@ def run_set(name: str, python: str, code: Path, port: int, methods: str, log) ->
            "KGTOOL_NEO4J_HTTP_PORT": str(port + 1), "HF_HUB_OFFLINE": "1"}
     env.pop("KGTOOL_LLM_BASE_URL", None)
     cli = [python, "-m", "kgtool.cli"]
+    found = subprocess.run([python, "-c", "import kgtool; print(kgtool.__file__)"], env=env, cwd=str(code),
+                           capture_output=True, text=True).stdout.strip()
+    if not Path(found).resolve().is_relative_to(code.resolve()):
+        raise SystemExit(f"kgtool imports from {found}, not from --code {code}")
     out: dict = {}
     try:
         _run(cli + ["db", "start"], env, log)
@@ -102,7 +108,7 @@ def run_set(name: str, python: str, code: Path, port: int, methods: str, log) ->
                         "--json", str(report)], env, log)
             out[path.name] = _summary(json.loads(report.read_text()))
     finally:
-        subprocess.run(cli + ["db", "stop"], env=env, capture_output=True)
+        subprocess.run(cli + ["db", "stop"], env=env, capture_output=True, cwd=str(code))
         shutil.rmtree(home, ignore_errors=True)
     return out
 
