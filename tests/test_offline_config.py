@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parent.parent
 SOURCE = re.compile(r"\b[0-9a-f]{7}\b|paper|fitted by bench/fit_offline\.py|measured")
 
 
-def _counter():
-    spec = importlib.util.spec_from_file_location("front_end_counts", REPO / "bench" / "front_end_counts.py")
+def _bench_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -59,7 +59,7 @@ def test_user_settings_are_global_settings_that_fill_the_shared_thresholds():
 
 
 def test_no_float_literal_left_in_the_front_end():
-    counter = _counter()
+    counter = _bench_script("front_end_counts")
     package = REPO / "kgtool"
     files = sorted({p for pattern in counter.FRONT_END for p in package.glob(pattern)})
     assert len(files) >= 30
@@ -118,15 +118,8 @@ def test_a_user_setting_changes_a_real_run(sample_kg):
     assert (again.status, again.answer) == (default.status, default.answer)
 
 
-def _fit_script():
-    spec = importlib.util.spec_from_file_location("fit_offline", REPO / "bench" / "fit_offline.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_fit_objective_is_answered_precision_then_acc():
-    fit = _fit_script()
+    fit = _bench_script("fit_offline")
     rows = [{"em": True, "status": "answered", "answerable": True},
             {"em": False, "status": "answered", "answerable": True},
             {"em": False, "status": "no_answer", "answerable": True},
