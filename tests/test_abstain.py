@@ -321,3 +321,43 @@ def test_a_rejection_about_the_candidate_pools_spread_alone_does_not_keep_a_clea
     text_hop = HopState("s1", 1, "q1", "wenna holt", "Wenna Holt", None, "rhona holt", "Rhona Holt")
     assert settle("unverified", "Rhona Holt", [text_hop], plan, method_reason=spread,
                   reading_gaps=clean).status == "unverified"
+
+
+def gaps_of(found, fits: dict, facts: dict[str, set[str]]):
+    """The reading check's findings for a chain, a matcher that fits each phrase to one relation, and a graph
+    in which each relation has facts of the entity ids given."""
+    from kgtool.reason.explains import Gaps
+
+    def has_relation(relation, among=None):
+        return bool(facts.get(relation, set()) & (set(among) if among else set().union(*facts.values())))
+    return Gaps(found.reasons(), found.explained, found, lambda p: fits.get(p, (None, 0.0)), has_relation)
+
+
+def test_a_relation_the_question_names_is_lacking_when_the_entity_it_is_asked_of_has_none():
+    from kgtool.reason.explains import ReadingGaps
+
+    plan = Plan(["a", "b"], topic="Odile Vrask", topic_id="odile vrask", relations=["r1", "r2"])
+    chain = [stated_hop(1, "Odile Vrask", "partner", "Benno Kett"), stated_hop(2, "Benno Kett", "born in", "Lurr")]
+    found = ReadingGaps(named_elsewhere=[("father", "father")], named_of=["Odile Vrask"], explained=["born"])
+    # her partner is someone's father: that says nothing of whether she has one
+    got = settle("answered", "Lurr", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, {"father": ("father", 1.0)}, {"father": {"benno kett"}}))
+    assert got.status == "no_answer" and "the graph has no 'father' of Odile Vrask" in got.reason
+    assert got.guess == "Lurr"
+    # she takes part in a fact of it (read the other way round): a doubt about the reading, not a lack
+    got = settle("answered", "Lurr", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, {"father": ("father", 1.0)}, {"father": {"odile vrask"}}))
+    assert got.status == "unverified" and "names the relation 'father'" in got.reason
+
+
+def test_a_phrase_another_relation_fits_better_beside_a_last_hop_no_phrase_asks_for_stays_a_doubt():
+    from kgtool.reason.explains import ReadingGaps
+
+    # the matcher's better fit is no evidence that the graph lacks the relation (a right chain to a firm's
+    # seat can fit a phrase to a head-of-government relation at the bar)
+    plan = Plan(["a"], topic="Tobin Arla", topic_id="tobin arla", relations=["r1"])
+    chain = [stated_hop(1, "Tobin Arla", "based in", "Mossgate")]
+    found = ReadingGaps(unexplained=["main seat"], weak_answer="based in")
+    got = settle("answered", "Mossgate", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, {"main seat": ("head of state", 0.62)}, {}))
+    assert got.status == "unverified" and "the graph's 'head of state' may" in got.reason

@@ -15,6 +15,9 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   an unexplained phrase): "the graph has no '<relation>' of <entity>". A phrase that only resembles a
   relation ("origin" of `country of origin`) is not one: on MQuAKE dev such phrases sat in right
   chains that read them through another relation;
+- a phrase the chain took another relation for, that names a relation outright which the entity the
+  phrase's hop stands on has no fact of (checked of that entity: another entity of the chain having it, a
+  partner who is someone's father, says nothing of this one);
 - a hop to another thing of the same kind by a link the question does not name (the planner's peer
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
 - an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
@@ -102,9 +105,15 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings
     the passages' own phrasings, which the graph's vocabulary need not hold."""
     found = getattr(gaps, "found", None)
     best = getattr(gaps, "best_relation", None) or (lambda _phrase: (None, 0.0))
-    # a claim that the graph lacks a relation is checked against the graph: when an entity of the chain takes
-    # part in a fact of it (the question read it the other way round), the gap is the reading's, not the graph's
-    holds = getattr(gaps, "has_relation", None) or (lambda _relation: False)
+    # a claim that the graph lacks a relation is checked against the graph: when the entity it is claimed of
+    # takes part in a fact of it (the question read it the other way round), the gap is the reading's
+    has = getattr(gaps, "has_relation", None)
+
+    def holds(relation, of=None) -> bool:
+        if has is None:
+            return False
+        ids = _ids_of(chain, of) if of is not None else None
+        return has(relation, ids) if ids else has(relation)
     # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
     strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None and not reads_text
     reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
@@ -121,11 +130,29 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings
     for (phrase, relation), entity in zip(found.named_elsewhere if found is not None else [],
                                           found.named_of if found is not None else []):
         label, fit = best(phrase)
-        if label == relation and _says(phrase, relation) and fit >= settings.names_outright and not holds(relation):
+        # the lack is claimed of the entity the hop stands on: another entity of the chain having the relation
+        # (a spouse who is someone's father) says nothing of whether this one has it
+        if label == relation and _says(phrase, relation) and fit >= settings.names_outright \
+                and not holds(relation, entity):
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
             doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
     return lacks, doubts
+
+
+def _ids_of(chain, name: str) -> set[str]:
+    """The ids the chain's facts give the entity named `name` (a hop's subject or object)."""
+    ids = set()
+    for h in chain:
+        fact = getattr(h, "fact", None)
+        if fact is None:
+            continue
+        for side, side_id in ((fact.head, fact.head_id), (fact.tail, fact.tail_id)):
+            if side == name and side_id:
+                ids.add(side_id)
+        if h.entity == name and h.entity_id:
+            ids.add(h.entity_id)
+    return ids
 
 
 def _says(phrase: str, relation: str | None) -> bool:

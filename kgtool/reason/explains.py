@@ -460,8 +460,9 @@ def fact_gaps(kg, planner, analysis: QuestionAnalysis, facts: Sequence[Candidate
     found = check.check(analysis.reading(span), facts)
     ids = sorted({i for f in facts for i in (f.head_id, f.tail_id) if i})
 
-    def has_relation(relation: str) -> bool:
-        rows = kg.db.read("graph/entities_have_relation", ids=ids, relation=relation)
+    def has_relation(relation: str, among=None) -> bool:
+        # `among`: the entities a lack is claimed of (the status rule names one); else every entity of the chain
+        rows = kg.db.read("graph/entities_have_relation", ids=sorted(among) if among else ids, relation=relation)
         return bool(rows and rows[0]["found"])
 
     return Gaps(found.reasons(), found.explained, found, lambda phrase: best_relation(check, phrase), has_relation)
