@@ -98,3 +98,16 @@ def test_spans_point_at_the_words():
         for word, (s, e) in zip(segment.words, segment.spans):
             assert question[s:e] == word
     assert [s.text for s in reading.segments] == ["zorb", "flimp"]
+
+
+def test_a_finite_verb_before_a_preposition_is_the_frames_verb_not_part_of_the_answers_type():
+    def reading(question: str, topic: str):
+        start = question.index(topic)
+        return read_question(question, (start, start + len(topic)))
+
+    # "runs" is the frame's verb: the answer is a river, and the frame names a relation the chain must explain
+    got = reading("Which stream runs through the town where Ostrel Works is based?", "Ostrel Works")
+    assert got.answer_type == "stream"
+    assert [s.optional for s in got.segments if "runs" in s.words] == [False]
+    # a compound WordNet lists as one noun stays the answer's type
+    assert reading("Which football teams in Varnholm won?", "Varnholm").answer_type == "football teams"

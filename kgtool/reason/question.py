@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.reading.words import (
     AUXILIARIES, BE_FINITE as _BE, DETERMINERS, DO_FORMS as _DO, FREE_RELATIVES as _FREE_RELATIVES, FUNCTION_WORDS,
     PREPOSITIONS, PRONOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS, WHICH_WHAT,
@@ -412,15 +413,26 @@ def _answer_type(frame: list[_Tok]) -> str | None:
                 if not _is_content(nxt):
                     break
                 noun.append(nxt.low)
-            if noun and k == 0 and k + 1 + len(noun) == len(frame):
-                # an opening with nothing after its words ("what killed T's kid", "which firm built T's car"):
-                # the last is the frame's verb, and a word before it the answer's type
+            # an opening with nothing after its words ("what killed T's kid", "which firm built T's car"), or
+            # only a preposition ("which river runs through T"): the last is the frame's verb, and a word
+            # before it the answer's type
+            if noun and k == 0 and (k + 1 + len(noun) == len(frame) or _verb_before(noun, frame[k + 1 + len(noun)])):
                 return " ".join(noun[:-1]) or None
             if noun:
                 return " ".join(noun)
         if tok.low in _PLACE_WORDS:
             return _PLACE_WORDS[tok.low]
     return None
+
+
+def _verb_before(noun: list[str], nxt: _Tok) -> bool:
+    """Is the last word of the words after "which" the frame's verb, a preposition after it ("which river
+    runs through T", "which firm moved to T"): a finite verb form, the words before it a noun, and the last
+    two no noun WordNet lists ("football teams in T" stays a noun)?"""
+    if len(noun) < 2 or nxt.low not in PREPOSITIONS:
+        return False
+    lex = Lexicon.load()
+    return lex is not None and lex.finite_base(noun[-1]) is not None and not lex.sense_count(" ".join(noun[-2:]), "n")
 
 
 def _segment(toks: list[_Tok], *, optional: bool = False, soft: bool = False, bare: bool = False,
