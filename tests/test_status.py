@@ -191,6 +191,19 @@ def test_settle_names_a_question_without_entities_only_when_nothing_linked():
     # a run that stood on an entity does not ask the graph again
     got = settle("no_answer", None, [hop(1, None)], Plan(["q"]), question_mentions=mentions)
     assert not got.no_entity and len(asked) == 1
+    # a chain of stated facts on an entity the question does not name (a method's own looser search found it):
+    # the question's entity is not in the graph; a chain read from a passage is not asked
+    from kgtool.core.types import CandidateFact
+
+    fact = CandidateFact("f1", "t", "T", "currency", "x", "X", "T currency X")
+    stated = HopState("s1", 1, "q1", "t", "T", fact, "x", "X")
+    got = settle("answered", "X", [stated], Plan(["q"], topic="T", topic_id="t"), question_mentions=mentions)
+    assert (got.status, got.reason, got.no_entity, got.guess) == ("no_answer", NO_ENTITY, True, "X")
+    read = HopState("s1", 1, "q1", "t", "T", None, "x", "X")
+    got = settle("answered", "X", [read], Plan(["q"], topic="T", topic_id="t"), question_mentions=mentions)
+    assert not got.no_entity
+    assert settle("answered", "X", [stated], Plan(["q"], topic="T", topic_id="t"),
+                  question_mentions=lambda: 1).status == "answered"
     # the question names an entity (it linked) but the method found nothing: a different reason
     got = settle("no_answer", None, [], Plan(["q"]), question_mentions=lambda: 1)
     assert got.reason != NO_ENTITY and not got.no_entity

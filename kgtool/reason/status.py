@@ -21,7 +21,9 @@ settles every method's outcome here, once:
   comparison with evidence read of each side (kgtool.reason.text_evidence; not contradicted is
   not confirmed, and a chain of stated facts is never asked);
 - failing any of these, the outcome is one of two a user can act on (kgtool.reason.abstain):
-  `no_answer` when the graph lacks what the question asks: no entity of the question is in it, a hop of
+  `no_answer` when the graph lacks what the question asks: no entity of the question is in it (by the
+  linker's reading of the question, near names included, also when a method anchored a chain of stated
+  facts by a looser search of its own), a hop of
   the chain has no fact (the chain stops short of the plan, or a hop rests on nothing), or a part of the
   question names a relation the entity lacks or no relation of the graph expresses; the reason names it
   ("the graph has no 'mother' of Pell Arden", "no relation of the graph expresses 'instrument'"), and
@@ -95,7 +97,13 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
         return Settled(status, "; ".join(reasons) or None, confidence=value if answer else 0.0,
                        guess=answer if status == "no_answer" else None)
 
-    if not _stood_on_entity(chain, plan) and question_mentions is not None and question_mentions() == 0:
+    # a chain of stated facts stands on an entity the method found; when the linker finds no entity of the
+    # question at all (near names included), the method found it by a looser search of its own (a word the
+    # names share), and the question's entity is not in the graph. A chain read from text is not asked:
+    # its passages, not the graph's names, hold what the question names.
+    stood = _stood_on_entity(chain, plan)
+    if question_mentions is not None and (not stood or (answer and not reads_text(chain))) and \
+            question_mentions() == 0:
         settled = outcome([NO_ENTITY], [], False)
         return Settled(settled.status, settled.reason, True, settled.confidence, settled.guess)
     if not answer:
