@@ -139,22 +139,24 @@ def print_method(entry, settings) -> None:
     if not settings:
         console.print("no settings")
         return
-    table = Table(title=f"settings (kgtool ask --method {entry.name} --set KEY=VALUE)")
-    for col in ("setting", "type", "default", "what it does"):
-        table.add_column(col, overflow="fold")
-    for s in settings:
-        origin = f" (unset: the global setting {s.global_setting})" if s.global_setting else ""
-        table.add_row(s.name, s.type_name, repr(s.default), s.doc + origin)
-    console.print(table)
+    _print_settings(f"settings (kgtool ask --method {entry.name} --set KEY=VALUE)", "what it does", settings,
+                    lambda s: f" (unset: the global setting {s.global_setting})")
 
 
 def print_offline(settings) -> None:
     """The offline agents' numbers: each with its default, meaning and source; the user settings first."""
-    table = Table(title="offline agents (user settings: in the config file or the environment; the others: "
-                        "KGTOOL_OFFLINE_CONFIG, a JSON object, for experiments)")
-    for col in ("setting", "type", "default", "meaning and source"):
+    _print_settings("offline agents (user settings: in the config file or the environment; the others: "
+                    "KGTOOL_OFFLINE_CONFIG, a JSON object, for experiments)", "meaning and source",
+                    sorted(settings, key=lambda s: s.global_setting is None),
+                    lambda s: f" (user setting {s.global_setting})")
+
+
+def _print_settings(title: str, meaning: str, settings, global_note) -> None:
+    """A table of settings: name, type, default, and the meaning with `global_note` where a global setting
+    stands behind it."""
+    table = Table(title=title)
+    for col in ("setting", "type", "default", meaning):
         table.add_column(col, overflow="fold")
-    for s in sorted(settings, key=lambda s: s.global_setting is None):
-        user = f" (user setting {s.global_setting})" if s.global_setting else ""
-        table.add_row(s.name, s.type_name, repr(s.default), s.doc + user)
+    for s in settings:
+        table.add_row(s.name, s.type_name, repr(s.default), s.doc + (global_note(s) if s.global_setting else ""))
     console.print(table)
