@@ -58,6 +58,10 @@ def statements_to_warm(shared_cache: Path | None = None) -> Path:
 
 def shape(value):
     """The parameter with its types and sizes kept and its content dropped."""
+    return _map_leaves(value, _shape_leaf)
+
+
+def _shape_leaf(value):
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, str):
@@ -66,11 +70,16 @@ def shape(value):
         return 0
     if isinstance(value, float):
         return 0.0
-    if isinstance(value, dict):
-        return {str(k): shape(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [shape(v) for v in value]
     return None
+
+
+def _map_leaves(value, leaf):
+    """`value` with every leaf (not a dict, list or tuple) replaced by leaf(it); tuples become lists."""
+    if isinstance(value, dict):
+        return {str(k): _map_leaves(v, leaf) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_map_leaves(v, leaf) for v in value]
+    return leaf(value)
 
 
 def record_statements(shared_cache: Path | None = None) -> None:
@@ -146,13 +155,7 @@ def _runnable(value):
     """A noted shape with its strings made letters: a full-text search reads "~" as Lucene's fuzzy operator and
     fails to parse (everything runs in a transaction that is rolled back, so what a letter matches is kept by
     nothing)."""
-    if isinstance(value, str):
-        return "q" * len(value)
-    if isinstance(value, dict):
-        return {k: _runnable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_runnable(v) for v in value]
-    return value
+    return _map_leaves(value, lambda v: "q" * len(v) if isinstance(v, str) else v)
 
 
 def start_background(settings) -> subprocess.Popen | None:
