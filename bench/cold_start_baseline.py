@@ -1,7 +1,7 @@
 """`kgtool ask` cold, this checkout against another one's code, on one store (bench/cold_start.py --baseline).
 
-    git archive 77633d9 | tar -x -C /tmp/main-77633d9
-    .venv/bin/python bench/cold_start.py --baseline /tmp/main-77633d9 [--facts F] [--rounds 3] [--later 5]
+    mkdir ../main-77633d9 && git archive 77633d9 | tar -x -C ../main-77633d9
+    .venv/bin/python bench/cold_start.py --baseline ../main-77633d9 [--facts F] [--rounds 3] [--later 5]
 
 One local store (a temporary home, --port) is loaded once with `kgtool ingest facts F` (default
 tests/data/real_countries/kg.tsv, ~4,000 facts). Each command is a new process of one code (its
