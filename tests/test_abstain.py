@@ -323,14 +323,20 @@ def test_a_rejection_about_the_candidate_pools_spread_alone_does_not_keep_a_clea
                   reading_gaps=clean).status == "unverified"
 
 
-def gaps_of(found, fits: dict, facts: dict[str, set[str]]):
+def gaps_of(found, fits: dict, facts: dict[str, set[str]], subjects: dict[str, set[str]] | None = None,
+            detour=None):
     """The reading check's findings for a chain, a matcher that fits each phrase to one relation, and a graph
-    in which each relation has facts of the entity ids given."""
+    in which each relation has facts of the entity ids given (`subjects`: of those, the ones that are the
+    facts' subjects, when not all are); `detour` answers for the unnamed hops."""
     from kgtool.reason.explains import Gaps
 
-    def has_relation(relation, among=None):
-        return bool(facts.get(relation, set()) & (set(among) if among else set().union(*facts.values())))
-    return Gaps(found.reasons(), found.explained, found, lambda p: fits.get(p, (None, 0.0)), has_relation)
+    def has_relation(relation, among=None, forward=None):
+        sides = facts.get(relation, set())
+        if forward is not None and subjects is not None:
+            sides = subjects.get(relation, set()) if forward else sides - subjects.get(relation, set())
+        return bool(sides & (set(among) if among else set().union(*facts.values())))
+    return Gaps(found.reasons(), found.explained, found, lambda p: fits.get(p, (None, 0.0)), has_relation,
+                detour)
 
 
 def test_a_relation_the_question_names_is_lacking_when_the_entity_it_is_asked_of_has_none():
@@ -361,3 +367,61 @@ def test_a_phrase_another_relation_fits_better_beside_a_last_hop_no_phrase_asks_
     got = settle("answered", "Mossgate", chain, plan,
                  reading_gaps=lambda: gaps_of(found, {"main seat": ("head of state", 0.62)}, {}))
     assert got.status == "unverified" and "the graph's 'head of state' may" in got.reason
+
+
+def test_a_relation_the_hop_took_backwards_is_lacking_when_the_entity_has_none_the_way_the_question_names_it():
+    from kgtool.reason.explains import ReadingGaps
+
+    # "Where was X's father born?" answered through X's child: the hop took `father` against the way the
+    # question names it, and X is a father but has none
+    plan = Plan(["a", "b"], topic="Odile Vrask", topic_id="odile vrask", relations=["r1", "r2"])
+    chain = [stated_hop(1, "Odile Vrask", "father", "Benno Kett"), stated_hop(2, "Benno Kett", "born in", "Lurr")]
+    found = ReadingGaps(named_elsewhere=[("father", "father")], named_of=["Odile Vrask"], named_forward=[True],
+                        explained=["born"])
+    fits = {"father": ("father", 1.0)}
+    got = settle("answered", "Lurr", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, fits, {"father": {"odile vrask"}}, subjects={"father": set()}))
+    assert got.status == "no_answer" and "the graph has no 'father' of Odile Vrask" in got.reason
+    # she has a father of her own: the reading, not the graph, is in doubt
+    got = settle("answered", "Lurr", chain, plan, reading_gaps=lambda: gaps_of(
+        found, fits, {"father": {"odile vrask"}}, subjects={"father": {"odile vrask"}}))
+    assert got.status == "unverified"
+
+
+def test_a_chain_that_strays_lacks_a_relation_the_phrase_says_when_none_of_its_entities_has_one():
+    from kgtool.reason.explains import ReadingGaps
+
+    # "Who founded T?" answered through T's city to something the question does not ask
+    plan = Plan(["a"], topic="Tarn Rovers", topic_id="tarn rovers", relations=["r1"])
+    chain = [stated_hop(1, "Tarn Rovers", "city", "Tarn"), stated_hop(2, "Tarn", "mayor", "Ada Sell")]
+    found = ReadingGaps(unexplained=["Who founded"], near={"Who founded": 0.1}, unnamed_hops=[1],
+                        weak_answer="mayor")
+    fits = {"Who founded": ("founder", 0.8)}
+    got = settle("answered", "Ada Sell", chain, plan, reading_gaps=lambda: gaps_of(found, fits, {"founder": set()}))
+    assert got.status == "no_answer" and "'founder'" in got.reason and "'Who founded'" in got.reason
+    # an entity of the chain has a founder: the chain may read the phrase another way
+    got = settle("answered", "Ada Sell", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, fits, {"founder": {"tarn rovers"}}))
+    assert got.status == "unverified"
+    # a hop near the phrase (a paraphrase the matcher scores below its bar) keeps it a doubt
+    near = ReadingGaps(unexplained=["Who founded"], near={"Who founded": 0.45}, unnamed_hops=[1],
+                       weak_answer="mayor")
+    got = settle("answered", "Ada Sell", chain, plan, reading_gaps=lambda: gaps_of(near, fits, {"founder": set()}))
+    assert got.status == "unverified"
+
+
+def test_an_unnamed_hop_round_a_fact_entities_like_it_hold_is_a_lack_and_a_bridge_is_not():
+    from kgtool.reason.explains import Detour, ReadingGaps
+
+    # "Where was X born?" answered by the birthplace of X's partner: others with a partner have a birthplace
+    plan = Plan(["a"], topic="Odile Vrask", topic_id="odile vrask", relations=["r1"])
+    chain = [stated_hop(1, "Odile Vrask", "partner", "Benno Kett"), stated_hop(2, "Benno Kett", "born in", "Lurr")]
+    found = ReadingGaps(unnamed_hops=[1], explained=["born"])
+
+    def settled(peers, holding):
+        detour = lambda hop: Detour("Odile Vrask", "partner", "born in", peers, holding, True)  # noqa: E731
+        return settle("answered", "Lurr", chain, plan, reading_gaps=lambda: gaps_of(found, {}, {}, detour=detour))
+    got = settled(10, 8)
+    assert got.status == "no_answer" and "the graph has no 'born in' of Odile Vrask" in got.reason
+    # none of them has one: the relation is not of her kind, and the hop is the bridge to it
+    assert settled(10, 0).status == "unverified"

@@ -17,7 +17,17 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   chains that read them through another relation;
 - a phrase the chain took another relation for, that names a relation outright which the entity the
   phrase's hop stands on has no fact of (checked of that entity: another entity of the chain having it, a
-  partner who is someone's father, says nothing of this one);
+  partner who is someone's father, says nothing of this one; when the hop took that very relation
+  backwards, checked the way the phrase names it: "X's father" answered through X's child);
+- in a chain that strays, a part of the question that a relation of the graph expresses (fit at
+  `expresses`) and none of the chain's entities has a fact of, when no hop comes near the phrase
+  (`near_hop`: a paraphrase the matcher scores just below its bar is a doubt) and the answer is not of
+  the literal kind asked (a year for "when");
+- a hop the question does not name followed by the relation it asks, which the entity the unnamed hop
+  left lacks while entities like it (on its side of the unnamed hop's relation) hold it at
+  `detour_share`: the chain went round a missing fact ("where was X born" answered with X's partner's
+  birthplace). When none of them holds it, the relation is not of that entity's kind and the unnamed
+  hop is the bridge to it (a person's continent is the continent of their country): a doubt at most;
 - a hop to another thing of the same kind by a link the question does not name (the planner's peer
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
 - an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
@@ -61,6 +71,13 @@ class AbstainSettings:
     # in a chain that strays (a hop the question does not name, a last hop no phrase asks for), a phrase no
     # relation fits this well is a part the graph cannot express
     expresses_nothing: float = 0.5
+    # an unnamed hop followed by the asked relation, which the entity it left lacks while at least this share
+    # of the entities like it hold it, went round a missing fact (kgtool.reason.explains.unnamed_detour)
+    detour_share: float = 0.1
+    # in a chain that strays, a phrase some hop fits this well (below the bar that explains it) may be a
+    # paraphrase of that hop, not a relation the graph lacks. Set between the dev sets' largest such fit of an
+    # unanswerable question's phrase (0.38) and the smallest of a right answer's (0.41)
+    near_hop: float = 0.4
     w_judge: float = 0.35  # weight of the method's own acceptance
     w_support: float = 0.3  # weight of the share of planned hops reached with a fact
     w_reading: float = 0.25  # weight of the reading check (no doubt or lack)
@@ -109,35 +126,66 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings
     # takes part in a fact of it (the question read it the other way round), the gap is the reading's
     has = getattr(gaps, "has_relation", None)
 
-    def holds(relation, of=None) -> bool:
+    def holds(relation, of=None, forward=None) -> bool:
         if has is None:
             return False
         ids = _ids_of(chain, of) if of is not None else None
-        return has(relation, ids) if ids else has(relation)
+        if not ids:
+            return has(relation)
+        return has(relation, ids) if forward is None else has(relation, ids, forward)
     # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
     strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None and not reads_text
+    kind_met = bool(getattr(gaps, "kind_met", False))
     reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
     lacks, doubts = [], []
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
         label, fit = best(phrase)
+        near = found.near.get(phrase, 0.0) if found is not None else 0.0
         if _says(phrase, label) and fit >= settings.names_outright and not holds(label):
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")
+        elif strays and label and near < settings.near_hop and not kind_met and not holds(label):
+            # the chain answered something else (no hop comes near the phrase, and the answer is not of the
+            # literal kind asked), and none of its entities has the relation the phrase says
+            lacks.append(f"the graph has nothing for {phrase!r} of {reached} (the relation nearest it, {label!r}, "
+                         "has no fact of them)")
         else:
             doubts.append(f"the chain does not explain {phrase!r}"
                           + (f" (the graph's {label!r} may)" if label and fit >= settings.expresses else ""))
-    for (phrase, relation), entity in zip(found.named_elsewhere if found is not None else [],
-                                          found.named_of if found is not None else []):
+    named = found.named_elsewhere if found is not None else []
+    for (phrase, relation), entity, forward in zip(named, found.named_of if found is not None else [],
+                                                   (found.named_forward if found is not None else None)
+                                                   or [None] * len(named)):
         label, fit = best(phrase)
-        # the lack is claimed of the entity the hop stands on: another entity of the chain having the relation
-        # (a spouse who is someone's father) says nothing of whether this one has it
+        # the lack is claimed of the entity the hop stands on, on the side the hop left it from: another entity
+        # of the chain having the relation (a spouse who is someone's father), or this one on the other side
+        # (her own child's mother), says nothing of whether this one has it
         if label == relation and _says(phrase, relation) and fit >= settings.names_outright \
-                and not holds(relation, entity):
+                and not holds(relation, entity, forward):
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
             doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
+    lacks += _detours(gaps, found, settings)
     return lacks, doubts
+
+
+def _detours(gaps, found, settings: AbstainSettings) -> list[str]:
+    """The unnamed hops that went round a fact their entity lacks (see `detour_share`), named."""
+    detour = getattr(gaps, "detour", None)
+    if detour is None or found is None:
+        return []
+    out = []
+    for hop in found.unnamed_hops:
+        if hop + 1 in found.unnamed_hops:
+            continue  # the hop after it is not one the question asks either
+        d = detour(hop)
+        if d is not None and d.last and found.weak_answer is not None:
+            continue  # no phrase asks for the hop after it either
+        if d is not None and d.peers and d.holding >= settings.detour_share * d.peers:
+            out.append(f"the graph has no {d.relation!r} of {d.entity} (the chain took {d.via!r} to another "
+                       f"entity's; {d.holding} of {d.peers} entities with a {d.via!r} like it have one)")
+    return out
 
 
 def _ids_of(chain, name: str) -> set[str]:

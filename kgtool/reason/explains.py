@@ -43,7 +43,7 @@ from typing import Callable, Sequence
 from kgtool.core.text import light_stem, normalise_label
 from kgtool.core.types import CandidateFact
 from kgtool.reason.abstain import best_relation
-from kgtool.reason.answer_kind import asks_place, kind_gap
+from kgtool.reason.answer_kind import TIME_KINDS, asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.question import QuestionReading, Segment
 from kgtool.reason.reading.analysis import QuestionAnalysis
@@ -67,8 +67,12 @@ EXACT = OFFLINE.exact_fit  # the fit of a phrase to the relation it names outrig
 @dataclass
 class ReadingGaps:
     unexplained: list[str] = field(default_factory=list)  # phrases no hop explains
+    near: dict[str, float] = field(default_factory=dict)  # per unexplained phrase: the best fit of a hop to it
     named_elsewhere: list[tuple[str, str]] = field(default_factory=list)  # (phrase, the relation it names)
     named_of: list[str] = field(default_factory=list)  # per named_elsewhere entry: the entity of its hop
+    # per named_elsewhere entry: True when its hop took that same relation backwards (the phrase names it read
+    # forwards from the entity: "X's father" against "the one whose father X is"), else None (either side)
+    named_forward: list[bool | None] = field(default_factory=list)
     unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
@@ -99,15 +103,32 @@ class Gaps(list):
     them), and the phrases it does explain: the planner's own list of phrases it left (status.settle)
     gives way to this check, which reads the chain actually taken with every reading it has. `found` (the
     check's ReadingGaps), `best_relation(phrase) -> (label, fit)` and `has_relation(label) -> bool` (does
-    an entity of the chain take part in a fact of that relation?) feed kgtool.reason.abstain."""
+    an entity of the chain take part in a fact of that relation?) and `detour(hop) -> Detour | None` (is the
+    unnamed hop `hop` a way round a fact its entity lacks?) feed kgtool.reason.abstain."""
 
     def __init__(self, reasons=(), explained=(), found: "ReadingGaps | None" = None, best_relation=None,
-                 has_relation=None):
+                 has_relation=None, detour=None, kind_met: bool = False):
         super().__init__(reasons)
+        self.kind_met = kind_met  # the question asks for a time and the answer is one
         self.explained = frozenset(explained)
         self.found = found
         self.best_relation = best_relation
         self.has_relation = has_relation
+        self.detour = detour
+
+
+@dataclass(frozen=True)
+class Detour:
+    """An unnamed hop followed by the hop the question asks: the entity it left (`entity`) lacks the asked
+    `relation`, which `holding` of `peers` entities like it (on its side of the unnamed hop's relation
+    `via`) hold."""
+
+    entity: str
+    via: str
+    relation: str
+    peers: int
+    holding: int
+    last: bool  # the asked hop is the chain's last
 
 
 class ReadingCheck:
@@ -165,6 +186,7 @@ class ReadingCheck:
                     gaps.reversed.append((seg.text, turned[seg][0]))
                 else:
                     gaps.unexplained.append(seg.text)
+                    gaps.near[seg.text] = best
                 continue
             if facts[fits[seg].index(best)].fact_id.startswith(PASSAGE_HOP):
                 continue  # a passage answered what this phrase asks: no relation of the graph to compare
@@ -173,6 +195,8 @@ class ReadingCheck:
             if named is not None:  # of the entity the hop stands on: the head, or the tail read backwards
                 gaps.named_elsewhere.append((seg.text, named))
                 gaps.named_of.append(taken.tail if taken.direction == "in" else taken.head)
+                same = named == _key(taken) or _label_words(named) == _label_words(taken.relation or "")
+                gaps.named_forward.append(True if same and taken.direction == "in" else None)
         extra = self._clause_verbs(reading, segments, hops, fits, gaps)
         gaps.unnamed_hops = self._unnamed([*segments, *extra], {**fits, **extra}, len(hops))
         for seg, (label, h) in turned.items():
@@ -264,6 +288,7 @@ class ReadingCheck:
             best = max(verb_fits)
             if best < self.explains:
                 gaps.unexplained.append(verb)
+                gaps.near[verb] = best
             elif verb_fits.index(best) != fits[seg].index(max(fits[seg])):
                 extra[verb] = verb_fits
         return extra
@@ -426,8 +451,10 @@ def chain_gaps(kg, planner, analysis: QuestionAnalysis, chain, plan) -> Gaps:
     if not all(getattr(f, "stated", True) for f in facts):
         # relations read off passages are phrasings, not a vocabulary: a phrase such a relation seems to explain
         # does not overrule the planner's own list (MuSiQue dev: wrong answers were let through)
-        gaps = Gaps(gaps, found=gaps.found, best_relation=gaps.best_relation, has_relation=gaps.has_relation)
+        gaps = Gaps(gaps, found=gaps.found, best_relation=gaps.best_relation, has_relation=gaps.has_relation,
+                    detour=gaps.detour)
     last = chain[-1]
+    gaps.kind_met = analysis.answer_type(span) in TIME_KINDS and any(ch.isdigit() for ch in last.answer or "")
     if last.fact is not None:
         # a stated fact is typed by stated relations only: a kind word the documents' extraction made a
         # relation of ("place") says nothing about what a user's own graph calls a place
@@ -460,12 +487,43 @@ def fact_gaps(kg, planner, analysis: QuestionAnalysis, facts: Sequence[Candidate
     found = check.check(analysis.reading(span), facts)
     ids = sorted({i for f in facts for i in (f.head_id, f.tail_id) if i})
 
-    def has_relation(relation: str, among=None) -> bool:
-        # `among`: the entities a lack is claimed of (the status rule names one); else every entity of the chain
-        rows = kg.db.read("graph/entities_have_relation", ids=sorted(among) if among else ids, relation=relation)
+    def has_relation(relation: str, among=None, forward: bool | None = None) -> bool:
+        # `among`: the entities a lack is claimed of (the status rule names one); else every entity of the chain.
+        # `forward`: only facts with them as the subject (True) or the object (False); a relation whose sides do
+        # the same to each other is read from either
+        side = None if forward is None or reciprocal(relation) else forward
+        rows = kg.db.read("graph/entities_have_relation", ids=sorted(among) if among else ids, relation=relation,
+                          as_subject=side)
         return bool(rows and rows[0]["found"])
 
-    return Gaps(found.reasons(), found.explained, found, lambda phrase: best_relation(check, phrase), has_relation)
+    def detour(hop: int) -> Detour | None:
+        return unnamed_detour(kg.db, facts, hop)
+
+    return Gaps(found.reasons(), found.explained, found, lambda phrase: best_relation(check, phrase), has_relation,
+                detour)
+
+
+PEERS = 500  # entities like a hop's entity looked at for the asked relation (a bound on the read)
+
+
+def unnamed_detour(db, facts: Sequence[CandidateFact], hop: int) -> Detour | None:
+    """The unnamed hop `hop` (1-based) of the chain's `facts` and the hop after it, read as a detour: the entity
+    the unnamed hop left, the asked relation it lacks, and how many entities like it hold that relation. None
+    when no stated hop follows, or the entity holds the relation itself (the hop is then no way round)."""
+    if not 1 <= hop < len(facts):
+        return None
+    via, asked = facts[hop - 1], facts[hop]
+    if via.fact_id.startswith(PASSAGE_HOP) or asked.fact_id.startswith(PASSAGE_HOP):
+        return None
+    entity_id, entity = (via.head_id, via.head) if via.direction == "out" else (via.tail_id, via.tail)
+    if not entity_id:
+        return None
+    rows = db.read("graph/peers_hold_relation", id=entity_id, via=_key(via), via_subject=via.direction == "out",
+                   relation=_key(asked), as_subject=asked.direction == "out", limit=PEERS)
+    if not rows or rows[0]["own"]:
+        return None
+    return Detour(entity, via.relation or _key(via), asked.relation or _key(asked),
+                  int(rows[0]["peers"]), int(rows[0]["holding"]), hop + 1 == len(facts))
 
 
 SUBJECTS = 1000  # subjects of the hop's relation looked at for the other relation (a bound on the read)
@@ -488,6 +546,10 @@ def _asked_of_passage(hop) -> CandidateFact:
     asked = " ".join(hop.query.replace("(", " ").replace(")", " ").replace(",", " ").split())
     return CandidateFact(f"{PASSAGE_HOP}{hop.step_id}", hop.entity_id or "", hop.entity, asked, None,
                          hop.answer_id or "", hop.answer or "", "", "out", stated=False)
+
+
+def _label_words(label: str) -> str:
+    return normalise_label(label.replace("_", " "))
 
 
 def _key(fact: CandidateFact) -> str:

@@ -1,10 +1,12 @@
 // Whether any of the entities takes part in a fact of the relation, as its head or its tail. The status
 // rule says "the graph has no <relation> of <entity>" only when none does: a phrase read the wrong way
 // round ("the country that has the province X" against `has province`) is a doubt about the reading,
-// not a lack of the graph.
-// params: $ids (entity ids), $relation (a relation's label or key)
+// not a lack of the graph. With $as_subject set, only facts with the entities on that side count (the side
+// the chain's own hop read the phrase from).
+// params: $ids (entity ids), $relation (a relation's label or key), $as_subject (true, false or null: either)
 // returns: found
-MATCH (e:Entity)-[:SUBJECT_OF|OBJECT]-(f:Fact)
+MATCH (e:Entity)-[r:SUBJECT_OF|OBJECT]-(f:Fact)
 WHERE e.id IN $ids AND (f.relation = $relation OR f.relation_key = $relation)
+  AND ($as_subject IS NULL OR (type(r) = 'SUBJECT_OF') = $as_subject)
   AND coalesce(f.status, '') <> 'retracted'
 RETURN count(f) > 0 AS found
