@@ -425,3 +425,36 @@ def test_an_unnamed_hop_round_a_fact_entities_like_it_hold_is_a_lack_and_a_bridg
     assert got.status == "no_answer" and "the graph has no 'born in' of Odile Vrask" in got.reason
     # none of them has one: the relation is not of her kind, and the hop is the bridge to it
     assert settled(10, 0).status == "unverified"
+
+
+def test_the_graph_tells_a_detour_round_a_missing_fact_from_a_bridge_to_a_relation_of_another_kind(kg, tmp_path):
+    from kgtool.core.types import CandidateFact
+    from kgtool.reason.explains import unnamed_detour
+
+    people = ["Ansa Keld", "Bor Keld", "Cira Lund", "Dav Lund"]
+    rows = [{"head": a, "relation": "partner", "tail": b} for a, b in zip(people[::2], people[1::2])]
+    rows += [{"head": p, "relation": "born in", "tail": "Orrby"} for p in people[1:]]  # Ansa Keld has none
+    rows += [{"head": p, "relation": "citizen of", "tail": "Veln"} for p in people]
+    rows += [{"head": "Veln", "relation": "continent", "tail": "Ostra"}]
+    facts_file = tmp_path / "kg.jsonl"
+    facts_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    kg.ingest_facts(facts_file)
+    ids = {r["name"]: r["id"] for r in kg.query("MATCH (e:Entity) RETURN e.name AS name, e.id AS id")[1]}
+
+    def fact(head, relation, tail, direction="out"):
+        return CandidateFact(f"{head}|{relation}|{tail}", ids[head], head, relation, ids[tail], tail, "",
+                             direction=direction)
+    # Ansa's birthplace asked, her partner's given: the other one who names a partner (Cira) was born somewhere
+    detour = unnamed_detour(kg.db, [fact("Ansa Keld", "partner", "Bor Keld"), fact("Bor Keld", "born in", "Orrby")], 1)
+    assert (detour.entity, detour.relation, detour.holding, detour.peers) == ("Ansa Keld", "born in", 1, 1)
+    # a person's continent is their country's: no one else with a country has a continent of their own
+    bridge = unnamed_detour(kg.db, [fact("Ansa Keld", "citizen of", "Veln"), fact("Veln", "continent", "Ostra")], 1)
+    assert (bridge.holding, bridge.peers) == (0, 3)
+    # an entity that has the relation itself went round nothing
+    assert unnamed_detour(kg.db, [fact("Cira Lund", "partner", "Dav Lund"), fact("Dav Lund", "born in", "Orrby")],
+                          1) is None
+    # the side counts: Bor Keld is named as a partner, and names none
+    assert kg.db.read("graph/entities_have_relation", ids=[ids["Bor Keld"]], relation="partner",
+                      as_subject=False)[0]["found"]
+    assert not kg.db.read("graph/entities_have_relation", ids=[ids["Bor Keld"]], relation="partner",
+                          as_subject=True)[0]["found"]
