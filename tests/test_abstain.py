@@ -458,3 +458,33 @@ def test_the_graph_tells_a_detour_round_a_missing_fact_from_a_bridge_to_a_relati
                       as_subject=False)[0]["found"]
     assert not kg.db.read("graph/entities_have_relation", ids=[ids["Bor Keld"]], relation="partner",
                           as_subject=True)[0]["found"]
+
+
+def test_a_phrase_a_stand_in_last_hop_answers_is_asked_of_the_entities_before_the_answer():
+    from kgtool.reason.explains import ReadingGaps
+
+    # "Who is the spouse of the mayor of T?" answered with the mayor's mother, who has a spouse: the mayor has none
+    plan = Plan(["a", "b"], topic="Tarn", topic_id="tarn", relations=["r1", "r2"])
+    chain = [stated_hop(1, "Tarn", "mayor", "Ada Sell"), stated_hop(2, "Ada Sell", "mother", "Una Sell")]
+    found = ReadingGaps(unexplained=["spouse"], explained=["mayor"], weak_answer="mother")
+    fits = {"spouse": ("spouse", 1.0)}
+    got = settle("answered", "Una Sell", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, fits, {"spouse": {"una sell"}, "mayor": {"tarn", "ada sell"}}))
+    assert got.status == "no_answer" and "the graph has no 'spouse' of Tarn, Ada Sell" in got.reason
+    got = settle("answered", "Una Sell", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, fits, {"spouse": {"ada sell"}, "mayor": {"tarn", "ada sell"}}))
+    assert got.status == "unverified"
+
+
+def test_a_phrase_is_said_of_the_topic_by_of_or_a_possessive_not_by_apposition():
+    from kgtool.reason.explains import _said_of_topic
+    from kgtool.reason.question import QuestionReading, Segment
+
+    def said(question: str, phrase: str, topic: str) -> bool:
+        at, t = question.index(phrase), question.index(topic)
+        seg = Segment((phrase,), ((at, at + len(phrase)),))
+        return _said_of_topic(seg, QuestionReading(question, (t, t + len(topic))))
+    assert said("Who is the father of Ada Sell?", "father", "Ada Sell")
+    assert said("Where was Ada Sell's father born?", "father", "Ada Sell")
+    assert not said("Which region is the country with the capital Tarn in?", "capital", "Tarn")
+    assert not said("Who is the father of the mayor of Tarn?", "father", "Tarn")

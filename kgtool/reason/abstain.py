@@ -126,10 +126,10 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings
     # takes part in a fact of it (the question read it the other way round), the gap is the reading's
     has = getattr(gaps, "has_relation", None)
 
-    def holds(relation, of=None, forward=None) -> bool:
+    def holds(relation, of=None, forward=None, ids=None) -> bool:
         if has is None:
             return False
-        ids = _ids_of(chain, of) if of is not None else None
+        ids = ids or (_ids_of(chain, of) if of is not None else None)
         if not ids:
             return has(relation)
         return has(relation, ids) if forward is None else has(relation, ids, forward)
@@ -137,11 +137,15 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings
     strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None and not reads_text
     kind_met = bool(getattr(gaps, "kind_met", False))
     reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
+    # a last hop no phrase asks for stands in for the phrase left over: that phrase is asked of the entities
+    # the hops stand on, not of the answer the stand-in reached (a mother's spouse is not the mayor's)
+    stood_on = {h.entity_id for h in chain if getattr(h, "entity_id", None)}
+    asked_of = stood_on if found is not None and found.weak_answer is not None else None
     lacks, doubts = [], []
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
         label, fit = best(phrase)
         near = found.near.get(phrase, 0.0) if found is not None else 0.0
-        if _says(phrase, label) and fit >= settings.names_outright and not holds(label):
+        if _says(phrase, label) and fit >= settings.names_outright and not holds(label, ids=asked_of):
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")

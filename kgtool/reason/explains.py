@@ -195,8 +195,11 @@ class ReadingCheck:
             if named is not None:  # of the entity the hop stands on: the head, or the tail read backwards
                 gaps.named_elsewhere.append((seg.text, named))
                 gaps.named_of.append(taken.tail if taken.direction == "in" else taken.head)
+                # "T's father", "the father of T": the phrase names the relation read forwards from the topic T;
+                # the first hop took that very relation backwards (to T's child)
                 same = named == _key(taken) or _label_words(named) == _label_words(taken.relation or "")
-                gaps.named_forward.append(True if same and taken.direction == "in" else None)
+                forwards = same and taken.direction == "in" and taken is facts[0] and _said_of_topic(seg, reading)
+                gaps.named_forward.append(True if forwards else None)
         extra = self._clause_verbs(reading, segments, hops, fits, gaps)
         gaps.unnamed_hops = self._unnamed([*segments, *extra], {**fits, **extra}, len(hops))
         for seg, (label, h) in turned.items():
@@ -546,6 +549,17 @@ def _asked_of_passage(hop) -> CandidateFact:
     asked = " ".join(hop.query.replace("(", " ").replace(")", " ").replace(",", " ").split())
     return CandidateFact(f"{PASSAGE_HOP}{hop.step_id}", hop.entity_id or "", hop.entity, asked, None,
                          hop.answer_id or "", hop.answer or "", "", "out", stated=False)
+
+
+def _said_of_topic(seg: Segment, reading: QuestionReading) -> bool:
+    """Is the phrase said of the topic as its owner: "the R of T" or "T's R" (not "the country with the
+    capital T", where T is the relation's object)?"""
+    if not seg.spans:
+        return False
+    question, (start, end) = reading.question, reading.topic
+    if seg.spans[-1][1] <= start:
+        return question[seg.spans[-1][1]:start].lower().split() in (["of"], ["of", "the"])
+    return seg.spans[0][0] >= end and question[end:seg.spans[0][0]].strip().lower() in ("'s", "’s", "'")
 
 
 def _label_words(label: str) -> str:
