@@ -332,8 +332,12 @@ class ReadingCheck:
         # ("the country of origin of X, who played the sport") leaves the last hop second in one of them
         reached += [h for h in range(n_hops) if any(fits[s][h] >= self.explains for s in segments)]
         last = max(reached, default=n_hops - 1)
+        # the answer's type ("which city") names the answer, the last hop's end: no hop on the way to it
+        naming = [[s for s in segments if h == n_hops - 1 or not getattr(s, "optional", False)] or segments
+                  for h in range(n_hops)]
         return [h + 1 for h in range(n_hops)
-                if h > last or max(fits[s][h] for s in segments) < self.names_nothing or self._spent(h, segments, fits)]
+                if h > last or max(fits[s][h] for s in naming[h]) < self.names_nothing
+                or self._spent(h, naming[h], fits)]
 
     def _spent(self, h: int, segments, fits) -> bool:
         """Hop h is explained by no phrase, and every phrase that names it faintly is spent on a later hop
