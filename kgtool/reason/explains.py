@@ -47,6 +47,7 @@ from kgtool.reason.answer_kind import TIME_KINDS, asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.question import QuestionReading, Segment
 from kgtool.reason.reading.analysis import QuestionAnalysis
+from kgtool.reason.reading.words import ARTICLES
 from kgtool.reason.relation_vocabulary import RelationVocabulary, vocabulary_of
 from kgtool.reason.relmatch import RelationProfile
 from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, evidence_phrasing, reciprocal, relation_role,
@@ -562,8 +563,10 @@ def _said_of_topic(seg: Segment, reading: QuestionReading) -> bool:
         return False
     question, (start, end) = reading.question, reading.topic
     if seg.spans[-1][1] <= start:
-        return question[seg.spans[-1][1]:start].lower().split() in (["of"], ["of", "the"])
-    return seg.spans[0][0] >= end and question[end:seg.spans[0][0]].strip().lower() in ("'s", "’s", "'")
+        between = question[seg.spans[-1][1]:start].lower().split()
+        return between[:1] == ["of"] and all(w in ARTICLES for w in between[1:])
+    marker = question[end:seg.spans[0][0]].strip().replace("’", "'").lower()  # "T's R" or "Ts' R"
+    return seg.spans[0][0] >= end and marker.rstrip("s") == "'"
 
 
 def _label_words(label: str) -> str:
