@@ -130,9 +130,7 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings
         if has is None:
             return False
         ids = ids or (_ids_of(chain, of) if of is not None else None)
-        if not ids:
-            return has(relation)
-        return has(relation, ids) if forward is None else has(relation, ids, forward)
+        return has(relation, ids, forward) if ids else has(relation)
     # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
     strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None and not reads_text
     kind_met = bool(getattr(gaps, "kind_met", False))
@@ -158,9 +156,9 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings
             doubts.append(f"the chain does not explain {phrase!r}"
                           + (f" (the graph's {label!r} may)" if label and fit >= settings.expresses else ""))
     named = found.named_elsewhere if found is not None else []
-    for (phrase, relation), entity, forward in zip(named, found.named_of if found is not None else [],
-                                                   (found.named_forward if found is not None else None)
-                                                   or [None] * len(named)):
+    named_of = found.named_of if found is not None else []
+    forwards = (found.named_forward if found is not None else []) or [None] * len(named)
+    for (phrase, relation), entity, forward in zip(named, named_of, forwards):
         label, fit = best(phrase)
         # the lack is claimed of the entity the hop stands on, on the side the hop left it from: another entity
         # of the chain having the relation (a spouse who is someone's father), or this one on the other side
