@@ -208,7 +208,7 @@ def _ids_of(chain, name: str) -> set[str]:
 def _says(phrase: str, relation: str | None) -> bool:
     """Does the phrase say the relation's own words ("father" of `father`), not a word that only resembles
     them ("origin" of `country of origin`, "performances" of `performer`)?"""
-    return relation is not None and _relation_words(phrase) == _relation_words(relation)
+    return relation is not None and relation_words(phrase) == relation_words(relation)
 
 
 def short_chain(chain, plan) -> str | None:
@@ -222,14 +222,15 @@ def short_chain(chain, plan) -> str | None:
     stand = next((h for h in reversed(chain) if h.answer and not h.generated), None)
     n = len({h.hop for h in chain if h.answer and not h.generated})
     asked = relations[n] if n < len(relations) else (subquestions[n] if n < len(subquestions) else "next hop")
-    asked = _relation_words(asked)
-    if n < len(relations) and asked in {_relation_words(getattr(h.fact, "relation", "")) for h in chain if h.fact}:
+    asked = relation_words(asked)
+    if n < len(relations) and asked in {relation_words(getattr(h.fact, "relation", "")) for h in chain if h.fact}:
         return None  # the plan asks again for a relation the chain already took: one hop too many, not a gap
     entity = stand.answer if stand is not None else (getattr(plan, "topic", None) or "the question's entity")
     return f"the graph has no {asked!r} of {entity} (the chain reaches {n} of the {wanted} hops the plan asks for)"
 
 
-def _relation_words(relation) -> str:
+def relation_words(relation) -> str:
+    """A relation's label or key as plain lower-case words (no 'rel:' prefix, no underscores)."""
     return " ".join(str(relation or "").removeprefix("rel:").replace("_", " ").lower().split())
 
 

@@ -42,7 +42,7 @@ from typing import Callable, Sequence
 
 from kgtool.core.text import light_stem, normalise_label
 from kgtool.core.types import CandidateFact
-from kgtool.reason.abstain import best_relation
+from kgtool.reason.abstain import best_relation, relation_words
 from kgtool.reason.answer_kind import TIME_KINDS, asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.question import QuestionReading, Segment
@@ -108,9 +108,9 @@ class Gaps(list):
     unnamed hop `hop` a way round a fact its entity lacks?) feed kgtool.reason.abstain."""
 
     def __init__(self, reasons=(), explained=(), found: "ReadingGaps | None" = None, best_relation=None,
-                 has_relation=None, detour=None, kind_met: bool = False):
+                 has_relation=None, detour=None):
         super().__init__(reasons)
-        self.kind_met = kind_met  # the question asks for a time and the answer is one
+        self.kind_met = False  # the question asks for a time and the answer is one (set by chain_gaps)
         self.explained = frozenset(explained)
         self.found = found
         self.best_relation = best_relation
@@ -198,7 +198,7 @@ class ReadingCheck:
                 gaps.named_of.append(taken.tail if taken.direction == "in" else taken.head)
                 # "T's father", "the father of T": the phrase names the relation read forwards from the topic T;
                 # the first hop took that very relation backwards (to T's child)
-                same = named == _key(taken) or _label_words(named) == _label_words(taken.relation or "")
+                same = named == _key(taken) or relation_words(named) == relation_words(taken.relation)
                 forwards = same and taken.direction == "in" and taken is facts[0] and _said_of_topic(seg, reading)
                 gaps.named_forward.append(True if forwards else None)
         extra = self._clause_verbs(reading, segments, hops, fits, gaps)
@@ -567,10 +567,6 @@ def _said_of_topic(seg: Segment, reading: QuestionReading) -> bool:
         return between[:1] == ["of"] and all(w in ARTICLES for w in between[1:])
     marker = question[end:seg.spans[0][0]].strip().replace("’", "'").lower()  # "T's R" or "Ts' R"
     return seg.spans[0][0] >= end and marker.rstrip("s") == "'"
-
-
-def _label_words(label: str) -> str:
-    return normalise_label(label.replace("_", " "))
 
 
 def _key(fact: CandidateFact) -> str:
