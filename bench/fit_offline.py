@@ -3,9 +3,14 @@
     .venv/bin/python bench/fit_offline.py [--sets status,roles] [--knob planner_hop_cost=0.25,0.35,0.45 ...]
                                           [--method care] [--port 7720] [--out fit.json]
 
-Objective, in this order: answered precision (of the questions a method answers, the share answered
-right; an unanswerable question answered counts as wrong), then Acc on the answerable questions. A
-value replaces the default only when it is strictly better on that key; ties keep the default, so a
+Objective (--objective), compared in this order, each key only on a tie of the ones before it:
+- answer (planning and matching knobs): answered precision (of the questions a method answers, the
+  share answered right; an unanswerable question answered counts as wrong), then Acc on the
+  answerable questions;
+- status (the status rule's bars, which change no answer, only its status): answered precision, then
+  SQuAD 2.0's no-answer F1 over the unanswerable questions (`no_answer` as the prediction
+  "unanswerable"), then the share of right answers that are `answered`.
+A value replaces the default only when it is strictly better on that key; ties keep the default, so a
 knob the sets do not move stays where it was set.
 
 Search: coordinate-wise over a small grid, one knob at a time, each from the values fitted before it.
@@ -38,6 +43,13 @@ GRID = {
     "selector_margin": [0.1, 0.15, 0.2],
     "explains_margin": [0.05, 0.1, 0.15],
 }
+# the status rule's bars between a lack and a doubt, each around its hand-set value (--objective status)
+STATUS_GRID = {
+    "near_hop": [0.3, 0.4, 0.5],
+    "expresses_nothing": [0.4, 0.5, 0.6],
+    "names_outright": [0.9, 0.95, 0.99],
+    "detour_share": [0.05, 0.1, 0.3],
+}
 
 
 def _dev_sets():
@@ -47,21 +59,27 @@ def _dev_sets():
     return module
 
 
-def score(summaries: list[dict]) -> tuple[float, float]:
-    """(answered precision, Acc) over the questions of every summary (dev_sets.py's per-method entries)."""
-    answered = right = answerable = correct = 0
-    for summary in summaries:
-        for r in summary["results"]:
-            ok = bool(r.get("em"))
-            if r.get("answerable") is False:
-                answered += r.get("status") == "answered"  # an answer to an unanswerable question is wrong
-                continue
-            answerable += 1
-            correct += ok
-            if r.get("status") == "answered":
-                answered += 1
-                right += ok
-    return (right / answered if answered else 0.0, correct / answerable if answerable else 0.0)
+def score(summaries: list[dict], objective: str = "answer") -> tuple[float, ...]:
+    """The objective's keys (the module docstring) over the questions of every summary (dev_sets.py's
+    per-method entries)."""
+    results = [r for summary in summaries for r in summary["results"]]
+    answerable = [r for r in results if r.get("answerable") is not False]
+    unanswerable = [r for r in results if r.get("answerable") is False]
+    answered = [r for r in results if r.get("status") == "answered"]
+    # an answer to an unanswerable question is wrong
+    precision = _share(sum(bool(r.get("em")) and r.get("answerable") is not False for r in answered), len(answered))
+    if objective == "answer":
+        return precision, _share(sum(bool(r.get("em")) for r in answerable), len(answerable))
+    abstained = [r for r in results if r.get("status") == "no_answer"]
+    na_precision = _share(sum(r.get("answerable") is False for r in abstained), len(abstained))
+    na_recall = _share(sum(r.get("status") == "no_answer" for r in unanswerable), len(unanswerable))
+    f1 = 2 * na_precision * na_recall / (na_precision + na_recall) if na_precision + na_recall else 0.0
+    right = [r for r in answerable if r.get("em")]
+    return precision, f1, _share(sum(r.get("status") == "answered" for r in right), len(right))
+
+
+def _share(num: int, den: int) -> float:
+    return num / den if den else 0.0
 
 
 class Stores:
@@ -111,13 +129,21 @@ class Stores:
             shutil.rmtree(home, ignore_errors=True)
 
 
-def fit(stores: Stores, grid: dict[str, list[float]], method: str, log) -> dict:
+KEYS = {"answer": ("answered precision", "Acc"),
+        "status": ("answered precision", "no-answer F1", "right answers answered")}
+
+
+def _keys(objective: str, values) -> str:
+    return ", ".join(f"{name} {value:.3f}" for name, value in zip(KEYS[objective], values))
+
+
+def fit(stores: Stores, grid: dict[str, list[float]], method: str, log, objective: str = "answer") -> dict:
     from kgtool.reason.offline_config import OfflineConfig
 
     defaults = OfflineConfig()
     fitted: dict[str, float] = {}
-    base = score(stores.run({}, method))
-    log(f"defaults: answered precision {base[0]:.3f}, Acc {base[1]:.3f}")
+    base = score(stores.run({}, method), objective)
+    log(f"defaults: {_keys(objective, base)}")
     tried = {"defaults": base, "knobs": {}}
     best = base
     for knob, values in grid.items():
@@ -126,15 +152,15 @@ def fit(stores: Stores, grid: dict[str, list[float]], method: str, log) -> dict:
         for value in values:
             if value == default:
                 continue
-            rows[value] = score(stores.run({**fitted, knob: value}, method))
-            log(f"  {knob} = {value}: answered precision {rows[value][0]:.3f}, Acc {rows[value][1]:.3f}")
+            rows[value] = score(stores.run({**fitted, knob: value}, method), objective)
+            log(f"  {knob} = {value}: {_keys(objective, rows[value])}")
         winner = max(rows, key=lambda v: (rows[v], v == default))  # a tie keeps the hand-set value
         if winner != default and rows[winner] > best:
             fitted[knob] = winner
             best = rows[winner]
         tried["knobs"][knob] = {"default": default, "fitted": fitted.get(knob, default),
                                 "scores": {str(v): s for v, s in rows.items()}}
-    return {"method": method, "fitted": fitted, "before": base, "after": best, **tried}
+    return {"method": method, "objective": objective, "fitted": fitted, "before": base, "after": best, **tried}
 
 
 def main() -> int:
@@ -142,7 +168,10 @@ def main() -> int:
     parser.add_argument("--sets", default="status,roles,handwritten2",
                         help="development sets of bench/dev_sets.py (never a held-out one)")
     parser.add_argument("--knob", action="append", default=[], metavar="NAME=V1,V2,...",
-                        help=f"a knob and its grid (default: {', '.join(GRID)})")
+                        help=f"a knob and its grid (default: {', '.join(GRID)}; with --objective status: "
+                             f"{', '.join(STATUS_GRID)})")
+    parser.add_argument("--objective", choices=sorted(KEYS), default="answer",
+                        help="what the fit maximises (the module docstring)")
     parser.add_argument("--method", default="care")
     parser.add_argument("--code", type=Path, default=ROOT)
     parser.add_argument("--port", type=int, default=7720)
@@ -156,7 +185,7 @@ def main() -> int:
     unknown = [s for s in names if s not in dev.SETS]
     if unknown:
         parser.error(f"unknown set(s) {', '.join(unknown)}; known: {', '.join(dev.SETS)}")
-    grid = dict(GRID)
+    grid = dict(STATUS_GRID if args.objective == "status" else GRID)
     if args.knob:
         grid = {}
         for spec in args.knob:
@@ -170,16 +199,16 @@ def main() -> int:
         print(msg, file=sys.stderr, flush=True)
     stores = Stores(names, args.code.resolve(), args.port, log)
     try:
-        result = fit(stores, grid, args.method, log)
+        result = fit(stores, grid, args.method, log, args.objective)
     finally:
         stores.close()
     result["sets"] = names
-    print(f"sets {', '.join(names)}; method {args.method}; objective: answered precision, then Acc")
+    print(f"sets {', '.join(names)}; method {args.method}; objective: {', then '.join(KEYS[args.objective])}")
     for knob, row in result["knobs"].items():
-        scores = "; ".join(f"{v}: {p:.3f}/{a:.3f}" for v, (p, a) in row["scores"].items())
+        scores = "; ".join(f"{v}: {'/'.join(f'{k:.3f}' for k in keys)}" for v, keys in row["scores"].items())
         print(f"  {knob}: default {row['default']} -> fitted {row['fitted']}   ({scores})")
-    print(f"before: answered precision {result['before'][0]:.3f}, Acc {result['before'][1]:.3f}")
-    print(f"after:  answered precision {result['after'][0]:.3f}, Acc {result['after'][1]:.3f}")
+    print(f"before: {_keys(args.objective, result['before'])}")
+    print(f"after:  {_keys(args.objective, result['after'])}")
     if args.out:
         args.out.write_text(json.dumps(result, indent=1))
     return 0

@@ -61,7 +61,9 @@ def test_user_settings_are_global_settings_that_fill_the_shared_thresholds():
 def test_no_float_literal_left_in_the_front_end():
     counter = _bench_script("front_end_counts")
     package = REPO / "kgtool"
-    files = sorted({p for pattern in counter.FRONT_END for p in package.glob(pattern)})
+    # the front end, and the status rule, whose bars and weights are settings of the same config
+    status_rule = ["reason/abstain.py", "reason/status.py"]
+    files = sorted({p for pattern in [*counter.FRONT_END, *status_rule] for p in package.glob(pattern)})
     assert len(files) >= 30
     knobs = {p.relative_to(package).as_posix(): counter.count(p)[2] for p in files}
     left = {name: n for name, n in knobs.items() if n and name not in counter.ALLOWED}
@@ -128,6 +130,25 @@ def test_the_fit_objective_is_answered_precision_then_acc():
     cautious = [dict(r, status="no_answer") if not r["em"] or r["answerable"] is False else r for r in rows]
     assert fit.score([{"results": cautious}])[0] > fit.score([{"results": rows}])[0]
     assert set(fit.GRID) <= {f.name for f in dataclasses.fields(OfflineConfig)}
+
+
+def test_the_status_objective_is_answered_precision_then_no_answer_f1_then_right_answers_answered():
+    fit = _bench_script("fit_offline")
+    rows = [{"em": True, "status": "answered", "answerable": True},
+            {"em": True, "status": "unverified", "answerable": True},
+            {"em": False, "status": "no_answer", "answerable": True},  # abstained on an answerable one
+            {"em": False, "status": "no_answer", "answerable": False},
+            {"em": False, "status": "unverified", "answerable": False}]
+    precision, f1, right_answered = fit.score([{"results": rows}], "status")
+    assert precision == 1.0
+    assert f1 == pytest.approx(0.5)  # no-answer precision 1/2, recall 1/2
+    assert right_answered == pytest.approx(0.5)
+    # abstaining on the unanswerable guess is better; answering it is worse than anything else
+    abstains = [dict(r, status="no_answer") if r["answerable"] is False else r for r in rows]
+    answers = [dict(r, status="answered") if r["answerable"] is False else r for r in rows]
+    assert fit.score([{"results": abstains}], "status") > fit.score([{"results": rows}], "status")
+    assert fit.score([{"results": answers}], "status") < fit.score([{"results": rows}], "status")
+    assert set(fit.STATUS_GRID) <= {f.name for f in dataclasses.fields(OfflineConfig)}
 
 
 def test_the_fit_refuses_a_held_out_set():

@@ -169,7 +169,8 @@ def methods(name):
     \b
     kgtool methods          every method, its version and what it does
     kgtool methods NAME     one method's settings: type, default (from its paper) and meaning
-    kgtool methods offline  the offline agents' thresholds and weights: meaning, source, user settings
+    kgtool methods offline  the offline agents' and the status rule's thresholds and weights: meaning,
+                            source, user settings
     """
     from kgtool.reason.agents.factory import AGENTS
     from kgtool.reason.methods import METHODS

@@ -7,7 +7,7 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   check finds a part of the question the chain does not explain (a plan may ask one hop too many:
   a chain that explains the whole question is not short of anything);
 - a part of the question that no hop explains and no relation of the graph fits at the reading
-  check's bar (`AbstainSettings.expresses_nothing`), in a chain that took a hop the question does not
+  check's bar (`expresses_nothing`), in a chain that took a hop the question does not
   name to a last hop no phrase asks for (it answered something else): "no relation of the graph
   expresses '<phrase>'";
 - a part of the question that says a relation of the graph in its own words (and fits it at
@@ -32,19 +32,22 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
 - an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
   the chain reached no fact of the asked kind.
-A method's rejection of one of `focus_only_verdicts` (it speaks of the spread of the method's candidate
+A method's rejection of one of `FOCUS_ONLY_VERDICTS` (it speaks of the spread of the method's candidate
 pool, not of the chain) is no doubt when every hop is a stated fact and the reading check finds nothing.
 Everything else that keeps a chain from `answered` is a doubt about its reading (`unverified`),
 among them a part of the question that the matcher fits only loosely to any relation in a chain
-that does not stray: a paraphrase the graph may well express. The bars are the settings below, set
-from the development sets (tests/data paraphrase, handwritten, handwritten2): right answers'
-unexplained paraphrases fit 0.05-0.7 and unanswerable questions' missing relations 0-0.42, so a low
-fit alone is not a lack; in chains that stray, right answers' unexplained phrases fit 0.56 and up.
+that does not stray: a paraphrase the graph may well express. The bars are settings of
+kgtool.reason.offline_config.OfflineConfig (`kgtool methods offline` lists them), set from the
+development sets (tests/data paraphrase, handwritten, handwritten2): right answers' unexplained
+paraphrases fit 0.05-0.7 and unanswerable questions' missing relations 0-0.42, so a low fit alone is
+not a lack; in chains that stray, right answers' unexplained phrases fit 0.56 and up.
 
 Confidence (0-1), from the evidence the rule read, a weighted mean of four parts:
 
     confidence = (w_judge * judge + w_support * support + w_reading * reading + w_focus * focus)
                  / (w_judge + w_support + w_reading + w_focus)
+
+where w_judge is the setting `confidence_judge_weight`, and so on:
 
 - judge: 1 when the method's own check (critic, N_eff sufficiency, verifier, step checks) accepted
   the chain, else 0;
@@ -53,46 +56,19 @@ Confidence (0-1), from the evidence the rule read, a weighted mean of four parts
 - focus: the mean over the hops that recorded one of min(1, gamma / N_eff) (the hop's candidate
   pool: 1 when it is as focused as the method's own sufficiency bar asks; 1 without N_eff).
 An outcome the graph lacks something for is then scaled by `lack_factor`, and one in a store with an
-unfinished ingest by `unfinished_factor`. The weights are the settings below, hand-set (not fitted):
+unfinished ingest by `unfinished_factor`. The weights are hand-set (not fitted):
 they order the outcomes answered > unverified > no_answer and, within each, by how much evidence holds.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
+from kgtool.reason.offline_config import OFFLINE, OfflineConfig
 
-@dataclass(frozen=True)
-class AbstainSettings:
-    """The named settings of the lack/doubt split and of the confidence (see the module docstring)."""
-
-    expresses: float = 0.5  # a relation of the graph fitting a phrase this well expresses it (offline_fit's bar)
-    names_outright: float = 0.95  # a phrase fitting a relation this well names it (its label or a phrasing)
-    # in a chain that strays (a hop the question does not name, a last hop no phrase asks for), a phrase no
-    # relation fits this well is a part the graph cannot express
-    expresses_nothing: float = 0.5
-    # an unnamed hop followed by the asked relation, which the entity it left lacks while at least this share
-    # of the entities like it hold it, went round a missing fact (kgtool.reason.explains.unnamed_detour)
-    detour_share: float = 0.1
-    # in a chain that strays, a phrase some hop fits this well (below the bar that explains it) may be a
-    # paraphrase of that hop, not a relation the graph lacks. Set between the dev sets' largest such fit of an
-    # unanswerable question's phrase (0.38) and the smallest of a right answer's (0.41)
-    near_hop: float = 0.4
-    w_judge: float = 0.35  # weight of the method's own acceptance
-    w_support: float = 0.3  # weight of the share of planned hops reached with a fact
-    w_reading: float = 0.25  # weight of the reading check (no doubt or lack)
-    w_focus: float = 0.1  # weight of the hops' N_eff against the method's gamma
-    reading_cost: float = 0.5  # what each doubt or lack about the reading takes off the reading part
-    lack_factor: float = 0.3  # the graph lacks a part of the question: the guess's confidence is scaled by it
-    unfinished_factor: float = 0.5  # an ingest of the store did not finish
-    gamma: float = 1.5  # N_eff bar when the method records none (the methods' own default)
-    # the kinds of a method's rejection that speak only of how spread its candidate pool was, not of the chain
-    # (C2RAG: a constraint's N_eff above gamma and no passage to recover it from); with every hop a stated
-    # fact and a reading check that finds nothing, such a rejection does not keep the answer from `answered`
-    focus_only_verdicts: tuple[str, ...] = ("unrecovered",)
-
-
-SETTINGS = AbstainSettings()
+# the kinds of a method's rejection that speak only of how spread its candidate pool was, not of the chain
+# (C2RAG: a constraint's N_eff above gamma and no passage to recover it from); with every hop a stated fact
+# and a reading check that finds nothing, such a rejection does not keep the answer from `answered`
+FOCUS_ONLY_VERDICTS = ("unrecovered",)
 
 
 def best_relation(check, phrase: str) -> tuple[str | None, float]:
@@ -110,7 +86,7 @@ def best_relation(check, phrase: str) -> tuple[str | None, float]:
     return best
 
 
-def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings = SETTINGS, *,
+def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig = OFFLINE, *,
                   reads_text: bool = False) -> tuple[list[str], list[str]]:
     """What the graph lacks for the question's parts, named, and the doubts about the reading that remain,
     from the reading check's `gaps` (kgtool.reason.explains.Gaps) and the phrases the plan left to no hop
@@ -172,7 +148,7 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: AbstainSettings
     return lacks, doubts
 
 
-def _detours(gaps, found, settings: AbstainSettings) -> list[str]:
+def _detours(gaps, found, settings: OfflineConfig) -> list[str]:
     """The unnamed hops that went round a fact their entity lacks (see `detour_share`), named."""
     detour = getattr(gaps, "detour", None)
     if detour is None or found is None:
@@ -245,11 +221,11 @@ def other_kind(reason: str) -> bool:
     return reason.startswith(KIND_ASKED) and any(marker in reason for marker in NOT_OF_KIND)
 
 
-def focus_only(method_reason: str | None, chain, settings: AbstainSettings = SETTINGS) -> bool:
-    """Is the method's rejection one of `focus_only_verdicts` (the runner writes a judge's reason as
+def focus_only(method_reason: str | None, chain, settings: OfflineConfig = OFFLINE) -> bool:
+    """Is the method's rejection one of `FOCUS_ONLY_VERDICTS` (the runner writes a judge's reason as
     '<error type>: <explanation>'), of a chain whose every hop answers with a stated fact?"""
     kind = (method_reason or "").split(":", 1)[0].strip()
-    return kind in settings.focus_only_verdicts and bool(chain) and all(
+    return kind in FOCUS_ONLY_VERDICTS and bool(chain) and all(
         h.answer and not h.generated and h.fact is not None and getattr(h.fact, "stated", True) for h in chain)
 
 
@@ -263,7 +239,7 @@ def unsupported_hops(chain) -> list[str]:
 
 
 def confidence(*, accepted: bool, chain, plan, doubts: int, lacks: int, unfinished: bool,
-               gamma: float | None = None, settings: AbstainSettings = SETTINGS) -> float:
+               gamma: float | None = None, settings: OfflineConfig = OFFLINE) -> float:
     """The confidence of an outcome (the module docstring's formula)."""
     s = settings
     relations = list(getattr(plan, "relations", None) or []) if plan is not None else []
@@ -271,11 +247,12 @@ def confidence(*, accepted: bool, chain, plan, doubts: int, lacks: int, unfinish
     supported = len({h.hop for h in chain if h.answer and not h.generated})
     support = min(1.0, supported / wanted)
     reading = max(0.0, 1.0 - s.reading_cost * (doubts + lacks))
-    bar = gamma or s.gamma
+    bar = gamma or s.default_gamma
     neffs = [h.neff for h in chain if getattr(h, "neff", None)]
     focus = sum(min(1.0, bar / n) for n in neffs) / len(neffs) if neffs else 1.0
-    total = s.w_judge + s.w_support + s.w_reading + s.w_focus
-    value = (s.w_judge * accepted + s.w_support * support + s.w_reading * reading + s.w_focus * focus) / total
+    weights = (s.confidence_judge_weight, s.confidence_support_weight, s.confidence_reading_weight,
+               s.confidence_focus_weight)
+    value = sum(w * part for w, part in zip(weights, (accepted, support, reading, focus))) / sum(weights)
     if lacks:
         value *= s.lack_factor
     if unfinished:

@@ -1,5 +1,5 @@
-"""Every threshold and weight of the offline front end (reading, planning, matching, the status rule's
-reading check), in one typed config (issue 44).
+"""Every threshold and weight of the offline front end (reading, planning, matching) and of the status
+rule (its reading check, the lack/doubt split, the confidence), in one typed config (issue 44).
 
 Each field says what it does and where its value comes from. Most were hand-set in the commit named;
 bench/fit_offline.py fits the most influential of them on the own development sets and reports
@@ -26,7 +26,7 @@ _HAND = "hand-set in "
 
 @dataclass(frozen=True)
 class OfflineConfig(PartConfig):
-    """The offline agents' and reading check's numbers (`kgtool methods offline` lists them)."""
+    """The offline agents' and the status rule's numbers (`kgtool methods offline` lists them)."""
 
     GLOBALS: ClassVar[dict[str, str]] = {
         "fit": "offline_fit", "same_relation": "delta_rel", "reverse_factor": "offline_reverse_factor",
@@ -152,6 +152,38 @@ class OfflineConfig(PartConfig):
                                              + _HAND + "0504829")
     vog_fact_weight: float = setting(0.1, "a revised step's fact: weight of its own score beside its fit. "
                                           + _HAND + "0504829")
+
+    # -- the status rule (abstain, status): the lack/doubt split and the confidence --
+    expresses: float = setting(0.5, "a relation of the graph fitting an unexplained phrase this well may express "
+                                    "it (named in the doubt). The bar of `fit` (c88f0a6), 83a0103")
+    names_outright: float = setting(0.95, "a phrase fitting a relation this well names it (its label or a phrasing): "
+                                          "the entity lacking it is a lack, not a doubt. " + _HAND + "7093ae9")
+    expresses_nothing: float = setting(0.5, "in a chain that strays (an unnamed hop, a last hop no phrase asks for), "
+                                            "a phrase no relation fits this well is a part the graph cannot "
+                                            "express. " + _HAND + "7093ae9")
+    detour_share: float = setting(0.1, "an unnamed hop followed by the asked relation, which the entity it left lacks "
+                                       "while at least this share of entities like it hold it, went round a "
+                                       "missing fact. " + _HAND + "53167d5")
+    near_hop: float = setting(0.4, "in a chain that strays, a phrase some hop fits this well may be a paraphrase of "
+                                   "it, not a relation the graph lacks. Set between the dev sets' largest such fit "
+                                   "of an unanswerable question (0.38) and smallest of a right answer (0.41), "
+                                   "measured in 53167d5")
+    confidence_judge_weight: float = setting(0.35, "confidence: weight of the method's own acceptance ... "
+                                                   + _HAND + "83a0103")
+    confidence_support_weight: float = setting(0.3, "... of the share of planned hops reached with a fact ... "
+                                                    + _HAND + "83a0103")
+    confidence_reading_weight: float = setting(0.25, "... of the reading check (no doubt or lack) ... "
+                                                     + _HAND + "83a0103")
+    confidence_focus_weight: float = setting(0.1, "... of the hops' N_eff against the method's gamma. "
+                                                  + _HAND + "83a0103")
+    reading_cost: float = setting(0.5, "confidence: what each doubt or lack takes off the reading part. "
+                                       + _HAND + "83a0103")
+    lack_factor: float = setting(0.3, "confidence: an outcome whose graph lacks a part of the question is scaled "
+                                      "by this. " + _HAND + "83a0103")
+    unfinished_factor: float = setting(0.5, "confidence: an outcome in a store whose ingest did not finish is scaled "
+                                            "by this. " + _HAND + "83a0103")
+    default_gamma: float = setting(1.5, "confidence: the N_eff bar when the method records none. The methods' own "
+                                        "default (C2RAG paper's gamma), 83a0103")
 
     def check(self) -> None:
         bad = [f for f in ("fit", "same_relation", "reverse_factor", "name_coverage", "text_prior")

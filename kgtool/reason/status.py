@@ -44,6 +44,7 @@ from typing import Callable, Sequence
 from kgtool.core.types import Plan
 from kgtool.reason import abstain
 from kgtool.reason.context import HopState
+from kgtool.reason.offline_config import OFFLINE, OfflineConfig
 
 NO_ENTITY = "no entity of the question is in the graph"
 
@@ -69,7 +70,7 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
            text_gaps: Callable[[], list[str]] | None = None,
            unfinished: Callable[[], list[str]] | None = None,
            min_confidence: float | None = None, gamma: float | None = None,
-           settings: abstain.AbstainSettings = abstain.SETTINGS) -> Settled:
+           settings: OfflineConfig = OFFLINE) -> Settled:
     """The honest status of a method's outcome (see the module docstring).
 
     `plan` is the plan of the whole question the chain followed (None when the

@@ -130,7 +130,7 @@ def print_methods(entries, agent_entries) -> None:
         table.add_row(entry.name, entry.version, entry.description)
     console.print(table)
     console.print("agents: " + ", ".join(f"{e.name} ({e.description})" for e in agent_entries))
-    console.print("the offline agents' thresholds and weights: kgtool methods offline")
+    console.print("the offline agents' and the status rule's thresholds and weights: kgtool methods offline")
 
 
 def print_method(entry, settings) -> None:
