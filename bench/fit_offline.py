@@ -43,8 +43,10 @@ GRID = {
     "selector_margin": [0.1, 0.15, 0.2],
     "explains_margin": [0.05, 0.1, 0.15],
 }
-# the status rule's bars between a lack and a doubt, each around its hand-set value (--objective status)
+# the status rule's bars between a lack and a doubt, each around its hand-set value, and a rule that is off by
+# default (stand_in_nothing = 0) tried at a few bars (--objective status)
 STATUS_GRID = {
+    "stand_in_nothing": [0.0, 0.1, 0.2, 0.3],
     "near_hop": [0.3, 0.4, 0.5],
     "expresses_nothing": [0.4, 0.5, 0.6],
     "names_outright": [0.9, 0.95, 0.99],

@@ -488,3 +488,38 @@ def test_a_phrase_is_said_of_the_topic_by_of_or_a_possessive_not_by_apposition()
     assert said("Where was Ada Sell's father born?", "father", "Ada Sell")
     assert not said("Which region is the country with the capital Tarn in?", "capital", "Tarn")
     assert not said("Who is the father of the mayor of Tarn?", "father", "Tarn")
+
+
+def test_a_count_or_an_age_asked_is_not_answered_with_a_name(status_kg):
+    """'How old' and 'how many' ask for a quantity: a chain that ends at a person (the graph has no ages or
+    counts) answers something else, and the graph lacks what was asked."""
+    from kgtool.reason.reading.form import says_number
+
+    assert says_number("42") and says_number("about 3,000 staff") and says_number("four years")
+    assert not says_number("Tobias Brennick") and not says_number("")
+    kg = status_kg
+    for question in ("How old is Orla Brennick's father?", "How many employees does Quillon Works have?"):
+        for method in METHODS:
+            got = kg.answer(question, method=method, agents="offline")
+            context = (question, method, got.status, got.guess, got.reason)
+            assert got.status == "no_answer", context
+            if got.guess and not says_number(got.guess):
+                assert "asks for a number" in got.reason, context
+
+
+def test_a_noun_naming_the_other_end_of_the_hop_is_lacking_when_the_entity_is_on_neither_side_of_it():
+    from kgtool.reason.explains import ReadingGaps
+
+    # "Who is the son of Odile Vrask?" answered with her own father: the question asks for a `father` fact
+    # with her as the father
+    plan = Plan(["a"], topic="Odile Vrask", topic_id="odile vrask", relations=["r1"])
+    chain = [stated_hop(1, "Odile Vrask", "father", "Benno Kett")]
+    found = ReadingGaps(reversed=[("son", "father")], converse=[("son", "father", "Odile Vrask", False)])
+    got = settle("answered", "Benno Kett", chain, plan, reading_gaps=lambda: gaps_of(
+        found, {}, {"father": {"odile vrask", "benno kett"}}, subjects={"father": {"odile vrask"}}))
+    assert got.status == "no_answer" and "no 'father' fact with Odile Vrask as its object" in got.reason
+    assert got.guess == "Benno Kett"
+    # she is someone's father: the graph has what is asked, the chain took the wrong side (a doubt)
+    got = settle("answered", "Benno Kett", chain, plan, reading_gaps=lambda: gaps_of(
+        found, {}, {"father": {"odile vrask", "benno kett"}}, subjects={"father": set()}))
+    assert got.status == "unverified" and "gives the answer another role" in got.reason

@@ -421,3 +421,15 @@ def test_a_phrase_is_explained_by_a_hop_of_its_own(scorer, matcher):  # noqa: F8
     assert check._own_hops([played, conducts], {played: [0.9], conducts: [0.6]}) == []
     assert check._own_hops([played, conducts], {played: [0.9, 0.1], conducts: [0.6, 0.7]}) == \
         [played.text, conducts.text]
+
+
+def test_a_noun_naming_the_other_end_of_a_relation_reads_it_backwards(check):
+    """'the son of T' against `father`: the son is whom T is the father of. T's own father (the hop read
+    forwards) answers the converse; the hop read backwards explains the phrase."""
+    lexicon = Lexicon.load()
+    assert lexicon.converse_nouns("son", "father") and lexicon.converse_nouns("mother", "daughter")
+    assert not lexicon.converse_nouns("mother", "father") and not lexicon.converse_nouns("brother", "sister")
+    q = "Who is the son of Pell Arden?"
+    forwards = check.check(reading(q, "Pell Arden"), [hop(1, "father")])
+    assert ("son", "father") in forwards.reversed and forwards.reasons()
+    assert check.check(reading(q, "Pell Arden"), [hop(1, "father", "in")]).reasons() == []

@@ -109,6 +109,8 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
         return has(relation, ids, forward) if ids else has(relation)
     # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
     strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None and not reads_text
+    # the chain names every hop but the last, which no phrase asks for: it stands in for a phrase left over
+    stands_in = found is not None and not found.unnamed_hops and found.weak_answer is not None and not reads_text
     kind_met = bool(getattr(gaps, "kind_met", False))
     reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
     # a last hop no phrase asks for stands in for the phrase left over: that phrase is asked of the entities
@@ -123,6 +125,9 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")
+        elif stands_in and max(fit, near) < settings.stand_in_nothing:
+            lacks.append(f"no relation of the graph expresses {phrase!r} (the last hop's {found.weak_answer!r} "
+                         "stands in for it)")
         elif strays and label and near < settings.near_hop and not kind_met and not holds(label):
             # the chain answered something else (no hop comes near the phrase, and the answer is not of the
             # literal kind asked), and none of its entities has the relation the phrase says
@@ -144,6 +149,11 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
             doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
+    for phrase, relation, entity, forward in (found.converse if found is not None else []):
+        # "the son of T" answered with T's own father: the question asks for a fact with T as the father
+        if (phrase, relation) in found.reversed and not holds(relation, entity, forward):
+            lacks.append(f"the graph has no {relation!r} fact with {entity} as its {'subject' if forward else 'object'} "
+                         f"(the question's {phrase!r} names the other end of it)")
     lacks += _detours(gaps, found, settings)
     return lacks, doubts
 

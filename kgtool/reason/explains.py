@@ -42,11 +42,12 @@ from typing import Callable, Sequence
 
 from kgtool.core.text import light_stem, normalise_label
 from kgtool.core.types import CandidateFact
-from kgtool.reason.abstain import best_relation, relation_words
+from kgtool.reason.abstain import KIND_ASKED, best_relation, relation_words
 from kgtool.reason.answer_kind import TIME_KINDS, asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
 from kgtool.reason.question import QuestionReading, Segment
 from kgtool.reason.reading.analysis import QuestionAnalysis
+from kgtool.reason.reading.form import says_number
 from kgtool.reason.reading.words import ARTICLES
 from kgtool.reason.relation_vocabulary import RelationVocabulary, vocabulary_of
 from kgtool.reason.relmatch import RelationProfile
@@ -77,6 +78,9 @@ class ReadingGaps:
     unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
+    # (phrase, relation, entity, side) of a phrase naming the other end of the relation a hop took forwards from
+    # the entity ("the son of T" at T's `father`): it asks for a fact with the entity on the other side
+    converse: list[tuple[str, str, str, bool]] = field(default_factory=list)
     weak_answer: str | None = None  # the relation of the last hop, when no phrase explains it
     explained: list[str] = field(default_factory=list)  # phrases some hop explains at the bar
 
@@ -168,6 +172,7 @@ class ReadingCheck:
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
         self._without_modifying_kind(reading, segments, facts, hops, fits)
         turned = self._against_roles(reading, segments, facts, hops, fits)
+        turned.update(self._converses(segments, facts, hops, fits, gaps))
         last = len(facts) - 1
         if facts[last].direction == "out" and asks_place(reading.answer_type) and \
                 puts_in_place(hops[last][0].label or facts[last].relation or ""):
@@ -395,6 +400,31 @@ class ReadingCheck:
                     fits[seg][h] /= factor
         return turned
 
+    def _converses(self, segments, facts, hops, fits, gaps: ReadingGaps) -> dict[Segment, tuple[str, int]]:
+        """A phrase naming the other end of a hop's relation ("the son of T" against `father`: a son is whom T
+        is the father of; kgtool.reason.lexicon.Lexicon.converse_nouns) reads that hop backwards. Taken
+        forwards (T's own father) the hop answers the converse and loses its fit to the phrase; taken
+        backwards it keeps its whole fit (no discount for the direction). Returns the phrases that lost the
+        fit they explained best with, the relation and its hop; lists them in `gaps.converse`."""
+        lexicon = self.scorer.lexicon
+        turned: dict[Segment, tuple[str, int]] = {}
+        if lexicon is None:
+            return turned
+        for seg in segments:
+            for h, (fact, (prof, factor)) in enumerate(zip(facts, hops)):
+                label = relation_words(prof.label or fact.relation)
+                if fact.fact_id.startswith(PASSAGE_HOP) or fits[seg][h] <= 0.0 or " " in label or not any(
+                        lexicon.converse_nouns(w.lower(), label) for w in seg.content):
+                    continue
+                if fact.direction == "out":
+                    if fits[seg][h] >= max(fits[seg]):
+                        turned[seg] = (prof.label or prof.key, h)
+                        gaps.converse.append((seg.text, prof.label or prof.key, fact.head, False))
+                    fits[seg][h] = 0.0
+                else:
+                    fits[seg][h] /= factor
+        return turned
+
     def _carried(self, reading, facts, hops, fits) -> Segment | None:
         """The soft frame verb that completes the relation of the phrase before it, which says only part of
         its hop's label ("Who leads | the government of T" at the head of government), if any: it says that
@@ -463,6 +493,9 @@ def chain_gaps(kg, planner, analysis: QuestionAnalysis, chain, plan) -> Gaps:
                     detour=gaps.detour)
     last = chain[-1]
     gaps.kind_met = analysis.answer_type(span) in TIME_KINDS and any(ch.isdigit() for ch in last.answer or "")
+    if analysis.kind == "number" and last.answer and not says_number(last.answer):
+        # "how many", "how old": an answer with no quantity in it is not of the kind asked
+        gaps.append(f"{KIND_ASKED}number; {last.answer!r} is not one")
     if last.fact is not None:
         # a stated fact is typed by stated relations only: a kind word the documents' extraction made a
         # relation of ("place") says nothing about what a user's own graph calls a place

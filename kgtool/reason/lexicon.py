@@ -191,6 +191,15 @@ class Lexicon:
         return bool(set(senses[0]) & noun_hypernyms(self, senses[1], depth)
                     or set(senses[1]) & noun_hypernyms(self, senses[0], depth))
 
+    def converse_nouns(self, a: str, b: str) -> bool:
+        """Do the nouns name the two ends of one relation ("son" and "father": the son is a child, which
+        WordNet gives as the antonym of parent, which a father is)? Their most frequent senses, within
+        CONVERSE_DEPTH hypernym levels: they share no kind there, and a kind of one above the noun itself (or
+        of the other) is the antonym of a kind of the other, the two antonyms sharing no kind within as many
+        levels ("male sibling" and "female sibling", both relatives, differ within one kind: "brother" and
+        "sister" are not two ends of a relation; nor are "mother" and "father", both parents)."""
+        return _cached_converse(self, a.strip().lower(), b.strip().lower())
+
     def says_doer(self, verb: str, noun: str) -> bool:
         """Does the verb say what the person the noun names does ("lead" and "CEO", "manage" and
         "director", "run" and "CEO")? Read from WordNet's pointers, over the verb's `VERB_SENSES` most
@@ -270,6 +279,29 @@ def noun_hypernyms(lex: Lexicon, senses: tuple[int, ...], depth: int) -> frozens
         if level < depth:
             frontier += [(t, level + 1) for s, t, p in lex._pointers(offset, "n") if s in ("@", "@i") and p == "n"]
     return frozenset(seen)
+
+
+CONVERSE_DEPTH = 2  # hypernym levels read for converse nouns (kgtool.reason.lexicon.Lexicon.converse_nouns)
+
+
+@lru_cache(maxsize=16384)
+def _cached_converse(lex: Lexicon, a: str, b: str) -> bool:
+    def first_sense(word: str) -> tuple[int, ...]:
+        for lemma in _forms(lex, word, "n"):
+            found = lex._offsets(lemma, "n")
+            if found:
+                return tuple(found[:1])
+        return ()
+    mine, theirs = first_sense(a), first_sense(b)
+    if not mine or not theirs:
+        return False
+    above_mine = noun_hypernyms(lex, mine, CONVERSE_DEPTH)
+    above_theirs = noun_hypernyms(lex, theirs, CONVERSE_DEPTH)
+    if above_mine & above_theirs:
+        return False
+    return any(symbol == "!" and target in above_theirs and not (kind in mine and target in theirs)
+               and not noun_hypernyms(lex, (kind,), CONVERSE_DEPTH) & noun_hypernyms(lex, (target,), CONVERSE_DEPTH)
+               for kind in above_mine for symbol, target, _pos in lex._pointers(kind, "n"))
 
 
 DOER_DEPTH = 5  # hypernym levels above a noun's sense still read as what it is ("CEO" .. "leader")

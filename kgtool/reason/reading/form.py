@@ -338,6 +338,12 @@ def span_shape(text: str) -> str:
     return "words"
 
 
+def says_number(text: str | None) -> bool:
+    """Does the text give a quantity anywhere in it: a digit or a number word ("42", "about 3,000",
+    "four years")? A name without either ("Ada Lovelace") answers no "how many" or "how old"."""
+    return any(ch.isdigit() for ch in text or "") or any(w in _NUMBER_WORDS for w in _tokens((text or "").lower()))
+
+
 def fits(text: str | None, form: AnswerForm) -> bool:
     """Whether `text` has the shape of an answer to a question of this form."""
     if not text:
