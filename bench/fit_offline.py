@@ -43,10 +43,8 @@ GRID = {
     "selector_margin": [0.1, 0.15, 0.2],
     "explains_margin": [0.05, 0.1, 0.15],
 }
-# the status rule's bars between a lack and a doubt, each around its hand-set value, and a rule that is off by
-# default (stand_in_nothing = 0) tried at a few bars (--objective status)
+# the status rule's bars between a lack and a doubt, each around its hand-set value (--objective status)
 STATUS_GRID = {
-    "stand_in_nothing": [0.0, 0.1, 0.2, 0.3],
     "near_hop": [0.3, 0.4, 0.5],
     "expresses_nothing": [0.4, 0.5, 0.6],
     "names_outright": [0.9, 0.95, 0.99],
@@ -193,6 +191,7 @@ def main() -> int:
         for spec in args.knob:
             name, _, values = spec.partition("=")
             grid[name] = [float(v) for v in values.split(",")]
+    sys.path.insert(0, str(args.code.resolve()))  # the names and defaults are those of the code fitted
     from kgtool.reason.offline_config import OfflineConfig
 
     OfflineConfig.build("offline", {k: v[0] for k, v in grid.items()}, kind="settings")  # names checked early

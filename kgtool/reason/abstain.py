@@ -109,8 +109,6 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
         return has(relation, ids, forward) if ids else has(relation)
     # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
     strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None and not reads_text
-    # the chain names every hop but the last, which no phrase asks for: it stands in for a phrase left over
-    stands_in = found is not None and not found.unnamed_hops and found.weak_answer is not None and not reads_text
     kind_met = bool(getattr(gaps, "kind_met", False))
     reached = ", ".join(dict.fromkeys(h.entity for h in chain if getattr(h, "entity", None))) or "its entities"
     # a last hop no phrase asks for stands in for the phrase left over: that phrase is asked of the entities
@@ -125,9 +123,6 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")
-        elif stands_in and max(fit, near) < settings.stand_in_nothing:
-            lacks.append(f"no relation of the graph expresses {phrase!r} (the last hop's {found.weak_answer!r} "
-                         "stands in for it)")
         elif strays and label and near < settings.near_hop and not kind_met and not holds(label):
             # the chain answered something else (no hop comes near the phrase, and the answer is not of the
             # literal kind asked), and none of its entities has the relation the phrase says

@@ -161,10 +161,6 @@ class OfflineConfig(PartConfig):
     expresses_nothing: float = setting(0.5, "in a chain that strays (an unnamed hop, a last hop no phrase asks for), "
                                             "a phrase no relation fits this well is a part the graph cannot "
                                             "express. " + _HAND + "7093ae9")
-    stand_in_nothing: float = setting(0.0, "with every hop named but a last hop no phrase asks for (a stand-in), a "
-                                           "phrase that no relation of the graph and no hop fits this well is a part "
-                                           "the graph cannot express; 0 turns the rule off. As measured on the dev sets, "
-                                           "right answers' such phrases fit 0.21 and up, bench/fit_offline.py tries it")
     detour_share: float = setting(0.1, "an unnamed hop followed by the asked relation, which the entity it left lacks "
                                        "while at least this share of entities like it hold it, went round a "
                                        "missing fact. " + _HAND + "53167d5")
