@@ -30,8 +30,12 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   hop is the bridge to it (a person's continent is the continent of their country): a doubt at most;
 - a hop to another thing of the same kind by a link the question does not name (the planner's peer
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
-- an answer not of the kind asked at all (a person where a year is asked: the answer-kind check), so
-  the chain reached no fact of the asked kind.
+- a noun naming the other end of the relation a hop took forwards from T ("the son of T" answered with
+  T's own father; kgtool.reason.lexicon.Lexicon.converse_nouns), when the graph has no fact of that
+  relation with T on the side the noun asks for (T is no one's father);
+- an answer not of the kind asked at all (a person where a year is asked: the answer-kind check; a
+  name where "how many" or "how old" asks for a quantity), so the chain reached no fact of the asked
+  kind.
 A method's rejection of one of `FOCUS_ONLY_VERDICTS` (it speaks of the spread of the method's candidate
 pool, not of the chain) is no doubt when every hop is a stated fact and the reading check finds nothing.
 Everything else that keeps a chain from `answered` is a doubt about its reading (`unverified`),
