@@ -167,7 +167,8 @@ class OfflineConfig(PartConfig):
     near_hop: float = setting(0.4, "in a chain that strays, a phrase some hop fits this well may be a paraphrase of "
                                    "it, not a relation the graph lacks. Set between the dev sets' largest such fit "
                                    "of an unanswerable question (0.38) and smallest of a right answer (0.41), "
-                                   "measured in 53167d5")
+                                   "measured in 53167d5; kept by bench/fit_offline.py --objective status (0.3 and "
+                                   "0.5 gave a lower no-answer F1 on six dev sets)")
     confidence_judge_weight: float = setting(0.35, "confidence: weight of the method's own acceptance ... "
                                                    + _HAND + "83a0103")
     confidence_support_weight: float = setting(0.3, "... of the share of planned hops reached with a fact ... "
