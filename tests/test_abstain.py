@@ -524,19 +524,3 @@ def test_a_noun_naming_the_other_end_of_the_hop_is_lacking_when_the_entity_is_on
         found, {}, {"father": {"odile vrask", "benno kett"}}, subjects={"father": set()}))
     assert got.status == "unverified" and "gives the answer another role" in got.reason
 
-
-def test_a_phrase_naming_a_relation_by_one_of_its_phrasings_names_it_outright():
-    from kgtool.reason.explains import ReadingGaps
-
-    # "Who is the CEO of <a town>?": 'CEO' is a phrasing of the graph's 'chief executive' (the matcher's exact
-    # fit), which the town lacks; a mere near synonym (fit below exact) stays a doubt
-    plan = Plan(["a"], topic="Tarn", topic_id="tarn", relations=["r1"])
-    chain = [stated_hop(1, "Tarn", "mayor", "Ada Sell")]
-    found = ReadingGaps(unexplained=["CEO"], weak_answer="mayor")
-    facts = {"chief executive": {"velm motors"}, "mayor": {"tarn", "ada sell"}}
-    got = settle("answered", "Ada Sell", chain, plan,
-                 reading_gaps=lambda: gaps_of(found, {"CEO": ("chief executive", 1.0)}, facts))
-    assert got.status == "no_answer" and "the graph has no 'chief executive' of Tarn" in got.reason
-    got = settle("answered", "Ada Sell", chain, plan,
-                 reading_gaps=lambda: gaps_of(found, {"CEO": ("chief executive", 0.96)}, facts))
-    assert got.status == "unverified"

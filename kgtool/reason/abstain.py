@@ -123,7 +123,7 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
         label, fit = best(phrase)
         near = found.near.get(phrase, 0.0) if found is not None else 0.0
-        if _names(phrase, label, fit, settings) and not holds(label, ids=asked_of):
+        if _says(phrase, label) and fit >= settings.names_outright and not holds(label, ids=asked_of):
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")
@@ -143,7 +143,7 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
         # the lack is claimed of the entity the hop stands on, on the side the hop left it from: another entity
         # of the chain having the relation (a spouse who is someone's father), or this one on the other side
         # (her own child's mother), says nothing of whether this one has it
-        if label == relation and _names(phrase, relation, fit, settings) \
+        if label == relation and _says(phrase, relation) and fit >= settings.names_outright \
                 and not holds(relation, entity, forward):
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
@@ -188,12 +188,6 @@ def _ids_of(chain, name: str) -> set[str]:
         if h.entity == name and h.entity_id:
             ids.add(h.entity_id)
     return ids
-
-
-def _names(phrase: str, relation: str | None, fit: float, settings: OfflineConfig) -> bool:
-    """Does the phrase name the relation outright: its own words, or one of the relation's phrasings (the
-    matcher's exact fit), at `names_outright`?"""
-    return fit >= settings.names_outright and (_says(phrase, relation) or fit >= settings.exact_fit)
 
 
 def _says(phrase: str, relation: str | None) -> bool:
