@@ -514,7 +514,7 @@ def test_a_noun_naming_the_other_end_of_the_hop_is_lacking_when_the_entity_is_on
     # with her as the father
     plan = Plan(["a"], topic="Odile Vrask", topic_id="odile vrask", relations=["r1"])
     chain = [stated_hop(1, "Odile Vrask", "father", "Benno Kett")]
-    found = ReadingGaps(reversed=[("son", "father")], converse=[("son", "father", "Odile Vrask", False)])
+    found = ReadingGaps(reversed=[("son", "father")], converse=[("son", "father", "Odile Vrask")])
     got = settle("answered", "Benno Kett", chain, plan, reading_gaps=lambda: gaps_of(
         found, {}, {"father": {"odile vrask", "benno kett"}}, subjects={"father": {"odile vrask"}}))
     assert got.status == "no_answer" and "no 'father' fact with Odile Vrask as its object" in got.reason

@@ -148,11 +148,11 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
             doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
-    for phrase, relation, entity, forward in (found.converse if found is not None else []):
+    for phrase, relation, entity in (found.converse if found is not None else []):
         # "the son of T" answered with T's own father: the question asks for a fact with T as the father
-        if (phrase, relation) in found.reversed and not holds(relation, entity, forward):
-            lacks.append(f"the graph has no {relation!r} fact with {entity} as its {'subject' if forward else 'object'} "
-                         f"(the question's {phrase!r} names the other end of it)")
+        if (phrase, relation) in found.reversed and not holds(relation, entity, forward=False):
+            lacks.append(f"the graph has no {relation!r} fact with {entity} as its object (the question's {phrase!r} "
+                         "names the other end of it)")
     lacks += _detours(gaps, found, settings)
     return lacks, doubts
 

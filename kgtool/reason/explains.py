@@ -78,9 +78,9 @@ class ReadingGaps:
     unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
-    # (phrase, relation, entity, side) of a phrase naming the other end of the relation a hop took forwards from
-    # the entity ("the son of T" at T's `father`): it asks for a fact with the entity on the other side
-    converse: list[tuple[str, str, str, bool]] = field(default_factory=list)
+    # (phrase, relation, entity) of a phrase naming the other end of the relation a hop took forwards from the
+    # entity ("the son of T" at T's `father`): it asks for a fact with the entity as its object
+    converse: list[tuple[str, str, str]] = field(default_factory=list)
     weak_answer: str | None = None  # the relation of the last hop, when no phrase explains it
     explained: list[str] = field(default_factory=list)  # phrases some hop explains at the bar
 
@@ -410,16 +410,19 @@ class ReadingCheck:
         turned: dict[Segment, tuple[str, int]] = {}
         if lexicon is None:
             return turned
+        # a relation named by one noun, of a stated fact: the only labels a noun can be the converse of
+        labels = {h: relation_words(hops[h][0].label or fact.relation) for h, fact in enumerate(facts)
+                  if not fact.fact_id.startswith(PASSAGE_HOP)}
+        nouns = {h: label for h, label in labels.items() if label and " " not in label}
         for seg in segments:
-            for h, (fact, (prof, factor)) in enumerate(zip(facts, hops)):
-                label = relation_words(prof.label or fact.relation)
-                if fact.fact_id.startswith(PASSAGE_HOP) or fits[seg][h] <= 0.0 or " " in label or not any(
-                        lexicon.converse_nouns(w.lower(), label) for w in seg.content):
+            for h, label in nouns.items():
+                fact, (prof, factor) = facts[h], hops[h]
+                if fits[seg][h] <= 0.0 or not any(lexicon.converse_nouns(w.lower(), label) for w in seg.content):
                     continue
                 if fact.direction == "out":
                     if fits[seg][h] >= max(fits[seg]):
                         turned[seg] = (prof.label or prof.key, h)
-                        gaps.converse.append((seg.text, prof.label or prof.key, fact.head, False))
+                        gaps.converse.append((seg.text, prof.label or prof.key, fact.head))
                     fits[seg][h] = 0.0
                 else:
                     fits[seg][h] /= factor

@@ -179,13 +179,7 @@ class Lexicon:
     def nouns_related(self, a: str, b: str, *, depth: int = 3) -> bool:
         """Is one of the nouns a synonym of the other, or within `depth` hypernym levels above it
         ("occupation" above "profession")? Their most frequent senses only (KIND_SENSES)."""
-        def first_senses(word: str) -> tuple[int, ...]:
-            for lemma in _forms(self, word.strip().lower(), "n"):  # "sports": the lemma "sport"
-                found = self._offsets(lemma, "n")
-                if found:
-                    return tuple(found[:KIND_SENSES])
-            return ()
-        senses = [first_senses(a), first_senses(b)]
+        senses = [_noun_senses(self, word.strip().lower(), KIND_SENSES) for word in (a, b)]
         if not all(senses):
             return False
         return bool(set(senses[0]) & noun_hypernyms(self, senses[1], depth)
@@ -281,18 +275,22 @@ def noun_hypernyms(lex: Lexicon, senses: tuple[int, ...], depth: int) -> frozens
     return frozenset(seen)
 
 
+def _noun_senses(lex: Lexicon, word: str, senses: int) -> tuple[int, ...]:
+    """The noun's `senses` most frequent synsets, read from its first form WordNet lists ("sports": the
+    lemma "sport")."""
+    for lemma in _forms(lex, word, "n"):
+        found = lex._offsets(lemma, "n")
+        if found:
+            return tuple(found[:senses])
+    return ()
+
+
 CONVERSE_DEPTH = 2  # hypernym levels read for converse nouns (kgtool.reason.lexicon.Lexicon.converse_nouns)
 
 
 @lru_cache(maxsize=16384)
 def _cached_converse(lex: Lexicon, a: str, b: str) -> bool:
-    def first_sense(word: str) -> tuple[int, ...]:
-        for lemma in _forms(lex, word, "n"):
-            found = lex._offsets(lemma, "n")
-            if found:
-                return tuple(found[:1])
-        return ()
-    mine, theirs = first_sense(a), first_sense(b)
+    mine, theirs = _noun_senses(lex, a, 1), _noun_senses(lex, b, 1)
     if not mine or not theirs:
         return False
     above_mine = noun_hypernyms(lex, mine, CONVERSE_DEPTH)
