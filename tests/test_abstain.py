@@ -507,14 +507,14 @@ def test_a_count_or_an_age_asked_is_not_answered_with_a_name(status_kg):
                 assert "asks for a number" in got.reason, context
 
 
-def test_a_noun_naming_the_other_end_of_the_hop_is_lacking_when_the_entity_is_on_neither_side_of_it():
+def test_a_phrase_reading_the_hop_the_other_way_is_lacking_when_the_entity_is_not_on_the_asked_side():
     from kgtool.reason.explains import ReadingGaps
 
     # "Who is the son of Odile Vrask?" answered with her own father: the question asks for a `father` fact
     # with her as the father
     plan = Plan(["a"], topic="Odile Vrask", topic_id="odile vrask", relations=["r1"])
     chain = [stated_hop(1, "Odile Vrask", "father", "Benno Kett")]
-    found = ReadingGaps(reversed=[("son", "father")], converse=[("son", "father", "Odile Vrask")])
+    found = ReadingGaps(reversed=[("son", "father")], converse=[("son", "father", "Odile Vrask", False)])
     got = settle("answered", "Benno Kett", chain, plan, reading_gaps=lambda: gaps_of(
         found, {}, {"father": {"odile vrask", "benno kett"}}, subjects={"father": {"odile vrask"}}))
     assert got.status == "no_answer" and "no 'father' fact with Odile Vrask as its object" in got.reason
@@ -523,4 +523,15 @@ def test_a_noun_naming_the_other_end_of_the_hop_is_lacking_when_the_entity_is_on
     got = settle("answered", "Benno Kett", chain, plan, reading_gaps=lambda: gaps_of(
         found, {}, {"father": {"odile vrask", "benno kett"}}, subjects={"father": set()}))
     assert got.status == "unverified" and "gives the answer another role" in got.reason
+    # "Who gave birth to Odile Vrask?" answered with her child (the `mother` fact read from her end): it asks
+    # for a `mother` fact with her as its subject
+    chain = [stated_hop(1, "Benno Kett", "mother", "Odile Vrask")]
+    found = ReadingGaps(reversed=[("Who gave birth to", "mother")],
+                        converse=[("Who gave birth to", "mother", "Odile Vrask", True)])
+    got = settle("answered", "Benno Kett", chain, plan, reading_gaps=lambda: gaps_of(
+        found, {}, {"mother": {"odile vrask", "benno kett"}}, subjects={"mother": {"benno kett"}}))
+    assert got.status == "no_answer" and "no 'mother' fact with Odile Vrask as its subject" in got.reason
+    got = settle("answered", "Benno Kett", chain, plan, reading_gaps=lambda: gaps_of(
+        found, {}, {"mother": {"odile vrask", "benno kett"}}, subjects={"mother": {"benno kett", "odile vrask"}}))
+    assert got.status == "unverified"
 

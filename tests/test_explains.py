@@ -433,3 +433,17 @@ def test_a_noun_naming_the_other_end_of_a_relation_reads_it_backwards(check):
     forwards = check.check(reading(q, "Pell Arden"), [hop(1, "father")])
     assert ("son", "father") in forwards.reversed and forwards.reasons()
     assert check.check(reading(q, "Pell Arden"), [hop(1, "father", "in")]).reasons() == []
+
+
+def test_a_verb_saying_what_the_relations_person_does_reads_it_from_that_persons_side(scorer, matcher):  # noqa: F811
+    """"Who gave birth to T?" against `mother`: WordNet's mother "has given birth to a child", so the answer is
+    T's mother (the hop read forwards from T). Read backwards (T is someone's mother: T's child) it answers
+    the other end, and the check lists the converse of it asked of T, as its subject."""
+    lexicon = Lexicon.load()
+    assert lexicon.says_doer("give birth", "mother") and not lexicon.says_doer("give birth", "father")
+    check = reading_check(scorer, matcher, {"rel:mother": ["mother"], "rel:employer": ["employer"]})
+    q = "Who gave birth to Ysolde Marrin?"
+    assert check.check(reading(q, "Ysolde Marrin"), [hop(1, "mother")]).reasons() == []
+    backwards = check.check(reading(q, "Ysolde Marrin"), [hop(1, "mother", "in")])
+    assert backwards.reversed == [("Who gave birth to", "mother")]
+    assert backwards.converse == [("Who gave birth to", "mother", "E2", True)]

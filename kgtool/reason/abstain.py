@@ -31,8 +31,10 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
 - a hop to another thing of the same kind by a link the question does not name (the planner's peer
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
 - a noun naming the other end of the relation a hop took forwards from T ("the son of T" answered with
-  T's own father; kgtool.reason.lexicon.Lexicon.converse_nouns), when the graph has no fact of that
-  relation with T on the side the noun asks for (T is no one's father);
+  T's own father; kgtool.reason.lexicon.Lexicon.converse_nouns), or a verb saying what the relation's
+  person does with the answer on the other end of the hop ("who gave birth to T" answered with T's child
+  through `mother`; kgtool.reason.roles.doer_side), when the graph has no fact of that relation with T on
+  the side the question asks for (T is no one's father; T has no mother);
 - an answer not of the kind asked at all (a person where a year is asked: the answer-kind check; a
   name where "how many" or "how old" asks for a quantity), so the chain reached no fact of the asked
   kind.
@@ -148,11 +150,13 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
             doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
-    for phrase, relation, entity in (found.converse if found is not None else []):
-        # "the son of T" answered with T's own father: the question asks for a fact with T as the father
-        if (phrase, relation) in found.reversed and not holds(relation, entity, forward=False):
-            lacks.append(f"the graph has no {relation!r} fact with {entity} as its object (the question's {phrase!r} "
-                         "names the other end of it)")
+    for phrase, relation, entity, as_subject in (found.converse if found is not None else []):
+        # "the son of T" answered with T's own father: the question asks for a fact with T as the father;
+        # "who gave birth to T" answered with T's child: it asks for T's own mother
+        if (phrase, relation) in found.reversed and not holds(relation, entity, forward=as_subject):
+            side = "subject" if as_subject else "object"
+            lacks.append(f"the graph has no {relation!r} fact with {entity} as its {side} (the question's {phrase!r} "
+                         "reads it the other way round from the chain's hop)")
     lacks += _detours(gaps, found, settings)
     return lacks, doubts
 

@@ -51,8 +51,8 @@ from kgtool.reason.reading.form import says_number
 from kgtool.reason.reading.words import ARTICLES
 from kgtool.reason.relation_vocabulary import RelationVocabulary, vocabulary_of
 from kgtool.reason.relmatch import RelationProfile
-from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, evidence_phrasing, reciprocal, relation_role,
-                                 says_doer, says_part_of, segment_role, shares_verb_sense)
+from kgtool.reason.roles import (PhraseRole, clause_verb, conflict, doer_side, evidence_phrasing, reciprocal,
+                                 relation_role, says_part_of, segment_role, shares_verb_sense)
 from kgtool.reason.segmatch import MAX_SYNONYMS, SYNONYM_WEIGHT, PhraseScorer, merged_text
 from kgtool.reason.offline_config import OFFLINE
 
@@ -78,9 +78,10 @@ class ReadingGaps:
     unnamed_hops: list[int] = field(default_factory=list)  # 1-based hops no phrase names
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (1-based hop, relation) taken once too often
     reversed: list[tuple[str, str]] = field(default_factory=list)  # (phrase, relation) it fits only the other way
-    # (phrase, relation, entity) of a phrase naming the other end of the relation a hop took forwards from the
-    # entity ("the son of T" at T's `father`): it asks for a fact with the entity as its object
-    converse: list[tuple[str, str, str]] = field(default_factory=list)
+    # (phrase, relation, entity, as_subject) of a phrase reading the relation a hop took from the entity the
+    # other way round ("the son of T" at T's own `father`; "who gave birth to T" at T's child's `mother`): it asks
+    # for a fact with the entity as its subject (as_subject) or its object
+    converse: list[tuple[str, str, str, bool]] = field(default_factory=list)
     weak_answer: str | None = None  # the relation of the last hop, when no phrase explains it
     explained: list[str] = field(default_factory=list)  # phrases some hop explains at the bar
 
@@ -171,7 +172,7 @@ class ReadingCheck:
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
         self._without_modifying_kind(reading, segments, facts, hops, fits)
-        turned = self._against_roles(reading, segments, facts, hops, fits)
+        turned = self._against_roles(reading, segments, facts, hops, fits, gaps)
         turned.update(self._converses(segments, facts, hops, fits, gaps))
         last = len(facts) - 1
         if facts[last].direction == "out" and asks_place(reading.answer_type) and \
@@ -365,10 +366,12 @@ class ReadingCheck:
 
         return all(spent(s) for s in namers)
 
-    def _against_roles(self, reading, segments, facts, hops, fits) -> dict[Segment, tuple[str, int]]:
+    def _against_roles(self, reading, segments, facts, hops, fits, gaps: ReadingGaps) -> dict[Segment, tuple[str, int]]:
         """Takes away a hop's fit to a phrase that gives the answer another role than the hop does
-        (kgtool.reason.roles: "who gave birth to X" read as "X born in <place>"); returns the
-        phrases that lost the fit they explained best with, the relation they fitted and its hop."""
+        (kgtool.reason.roles: "who gave birth to X" read as "X born in <place>", or as X's child through
+        `mother`); returns the phrases that lost the fit they explained best with, the relation they fitted
+        and its hop. A verb that says what the relation's person does, read the other way round, is listed in
+        `gaps.converse`."""
         turned: dict[Segment, tuple[str, int]] = {}
         raw = {seg: list(fits[seg]) for seg in segments}
         carried = self._carried(reading, facts, hops, raw)
@@ -382,11 +385,20 @@ class ReadingCheck:
                 # the fact's own sentence first: it may give a verb where the label is a noun
                 said = evidence_phrasing(fact.evidence or "", fact.head or "", fact.tail or "")
                 roles = relation_role(prof.label, (*said, *prof.templates))
-                if fits[seg][h] < self.explains and seg is not carried and says_doer(
-                        seg, role, roles, prof.label or fact.relation or "", fact.direction, self.scorer.lexicon):
+                side = None if seg is carried else doer_side(
+                    seg, role, roles, prof.label or fact.relation or "", fact.direction, self.scorer.lexicon)
+                if side and fits[seg][h] < self.explains:
                     # "who runs X" against "X has ceo Y": WordNet says what a CEO does; the grammar, who it is
                     fits[seg][h] = self.explains
                 if fits[seg][h] <= 0.0:
+                    continue
+                if side is False:
+                    # "who gave birth to X" against "<child> mother X": the hop answers the other end of the
+                    # relation the verb says (X's child); the question asks for the fact on X's other side
+                    if fits[seg][h] >= max(fits[seg]) or fits[seg][h] >= max(raw[s][h] for s in segments):
+                        turned[seg] = (prof.label or prof.key, h)
+                        gaps.converse.append((seg.text, prof.label or prof.key, *_stood_on(fact)))
+                    fits[seg][h] = 0.0
                     continue
                 synonym = role.adverbial and shares_verb_sense(seg.content, roles, self.scorer.lexicon)
                 if conflict(role, roles, fact.direction, synonym_verb=synonym):
@@ -422,7 +434,7 @@ class ReadingCheck:
                 if fact.direction == "out":
                     if fits[seg][h] >= max(fits[seg]):
                         turned[seg] = (prof.label or prof.key, h)
-                        gaps.converse.append((seg.text, prof.label or prof.key, fact.head))
+                        gaps.converse.append((seg.text, prof.label or prof.key, *_stood_on(fact)))
                     fits[seg][h] = 0.0
                 else:
                     fits[seg][h] /= factor
@@ -590,6 +602,12 @@ def _asked_of_passage(hop) -> CandidateFact:
     asked = " ".join(hop.query.replace("(", " ").replace(")", " ").replace(",", " ").split())
     return CandidateFact(f"{PASSAGE_HOP}{hop.step_id}", hop.entity_id or "", hop.entity, asked, None,
                          hop.answer_id or "", hop.answer or "", "", "out", stated=False)
+
+
+def _stood_on(fact: CandidateFact) -> tuple[str, bool]:
+    """The entity a hop stands on (the side it left from), and whether the fact the question asks of it, the
+    other way round, has it as its subject: a hop taken backwards stood on its object."""
+    return (fact.tail, True) if fact.direction == "in" else (fact.head, False)
 
 
 def _said_of_topic(seg: Segment, reading: QuestionReading) -> bool:

@@ -200,7 +200,8 @@ class Lexicon:
         frequent senses and the noun's two: a noun derived from such a sense names a person the noun is a
         kind of ("lead": "leader", which a CEO is, by hypernyms), or a verb derived from the noun or one of
         those kinds is such a sense ("head": "be in charge of"), or the noun's definition names the act
-        derived from the sense ("run", "operate": "operation"; a CEO is "responsible for the operations").
+        or process derived from the sense ("run", "operate": "operation"; a CEO is "responsible for the
+        operations"; "give birth": "birth", which a mother "has given").
         A compound is read with its head ("chief executive": an executive)."""
         return _cached_says_doer(self, verb.strip().lower(), noun.strip().lower())
 
@@ -237,6 +238,7 @@ def _cached_synonyms(lex: Lexicon, phrase: str, senses: int, pos: str) -> tuple[
 _NOUN_PERSON = 18  # lexnames(5WN): the lexicographer file of nouns denoting people
 _NOUN_LOCATION = 15  # ... and of nouns denoting places
 _NOUN_ACT = 4  # ... and of nouns denoting acts ("operation", "management")
+_NOUN_PROCESS = 22  # ... and of nouns denoting processes ("birth", "growth")
 _NOUN_GROUP = 14  # ... and of nouns denoting groupings of people or objects
 KIND_SENSES = 9  # a noun's senses read when asking what it may be (WordNet lists the frequent ones first)
 
@@ -335,7 +337,7 @@ def _cached_says_doer(lex: Lexicon, verb: str, noun: str) -> bool:
         derived = [(t, p) for s, t, p in lex._pointers(sense, "v") if s == "+" and p == "n"]
         if any(t in kinds for t, _p in derived):
             return True
-        if any(_stems(w) & gloss for t, _p in derived if lex._synset_lexfile(t, "n") == _NOUN_ACT
+        if any(_stems(w) & gloss for t, _p in derived if lex._synset_lexfile(t, "n") in (_NOUN_ACT, _NOUN_PROCESS)
                for w in lex._synset_words(t, "n")):
             return True
     return False

@@ -372,19 +372,34 @@ def says_doer(seg: Segment, phrase: PhraseRole, relation: RelationRole, label: s
               lexicon) -> bool:
     """Does the phrase's verb say what the person a noun relation names does, with the answer on the
     right side of it ("who runs X" against "X has ceo Y", "the firm run by Y" against the same fact from
-    Y's end)? The noun and the verb share no word; WordNet relates them (Lexicon.says_doer). The noun's
-    person is the tail of its fact, or the head for a noun said with its preposition ("member of")."""
+    Y's end)? See `doer_side`."""
+    return doer_side(seg, phrase, relation, label, direction, lexicon) is True
+
+
+def doer_side(seg: Segment, phrase: PhraseRole, relation: RelationRole, label: str, direction: str,
+              lexicon) -> bool | None:
+    """When the phrase's verb says what the person a noun relation names does ("runs" and "ceo", "gave birth"
+    and "mother"), whether the hop, taken in `direction`, puts the answer on the side the phrase asks for
+    (True) or on the other end of the relation (False: "who gave birth to X" answered with X's child); None
+    when the verb says nothing of the noun's person. The noun and the verb share no word; WordNet relates them
+    (Lexicon.says_doer), the verb read with the word after it when the two are one WordNet verb ("give
+    birth"). The noun's person is the tail of its fact, or the head for a noun said with its preposition
+    ("member of")."""
     if lexicon is None or relation.verb or not relation.noun or phrase.answer not in (AGENT, PATIENT):
-        return False
+        return None
     words = [w for w in label.replace("_", " ").lower().split() if _content(w) or w == "of"]
     noun = " ".join(words[:words.index("of")] if "of" in words else words)
-    verb = next((w for w in seg.content if tuple(content_stems(w.lower())) == phrase.verb), None)
-    if not noun or verb is None:
-        return False
+    at = next((k for k, w in enumerate(seg.content) if tuple(content_stems(w.lower())) == phrase.verb), None)
+    if not noun or at is None:
+        return None
+    verb = seg.content[at]
+    compound = f"{lexicon.verb_base(verb)} {seg.content[at + 1].lower()}" if at + 1 < len(seg.content) else ""
+    if compound and not lexicon.sense_count(compound.replace(" ", "_"), "v"):
+        compound = ""
+    if not (lexicon.says_doer(verb, noun) or (compound and lexicon.says_doer(compound, noun))):
+        return None
     answer_is_person = (direction == "in") if relation.names_head else (direction != "in")
-    if phrase.answer != (AGENT if answer_is_person else PATIENT):
-        return False
-    return lexicon.says_doer(verb, noun)
+    return phrase.answer == (AGENT if answer_is_person else PATIENT)
 
 
 def says_part_of(words: Sequence[str], label: str) -> bool:
@@ -454,5 +469,5 @@ def conflict(phrase: PhraseRole, relation: RelationRole, direction: str, *, syno
 
 
 __all__ = ["AGENT", "OBLIQUE", "PATIENT", "PhraseRole", "RelationRole", "clause_verb", "conflict",
-           "evidence_phrasing", "reciprocal", "relation_role", "says_doer", "says_part_of", "segment_role",
+           "evidence_phrasing", "reciprocal", "relation_role", "doer_side", "says_doer", "says_part_of", "segment_role",
            "shares_verb_sense"]
