@@ -26,7 +26,7 @@ settles every method's outcome here, once:
   facts by a looser search of its own), a hop of
   the chain has no fact (the chain stops short of the plan, or a hop rests on nothing), or a part of the
   question names a relation the entity lacks or no relation of the graph expresses; the reason names it
-  ("the graph has no 'mother' of Pell Arden", "no relation of the graph expresses 'instrument'"), and
+  ("the graph has no 'mother' of <entity>", "no relation of the graph expresses 'instrument'"), and
   the method's answer stays in the trace as its guess. Otherwise `unverified`: a supported chain whose
   reading is uncertain (the judge did not accept it, a hop the question does not name, a phrase read
   against the relation's direction, the text does not confirm it), shown as a guess;
