@@ -447,3 +447,9 @@ def test_a_verb_saying_what_the_relations_person_does_reads_it_from_that_persons
     backwards = check.check(reading(q, "Ysolde Marrin"), [hop(1, "mother", "in")])
     assert backwards.reversed == [("Who gave birth to", "mother")]
     assert backwards.converse == [("Who gave birth to", "mother", "E2", True)]
+    # a relation whose two ends are alike has no other end: "whom did T marry" asks for the one T married,
+    # whom WordNet's "spouse" (a doer of marrying) also names, from either end of the fact
+    check = reading_check(scorer, matcher, {"rel:spouse": ["spouse"], "rel:employer": ["employer"]})
+    for direction in ("out", "in"):
+        gaps = check.check(reading("Whom did Ysolde Marrin marry?", "Ysolde Marrin"), [hop(1, "spouse", direction)])
+        assert gaps.reversed == [] and gaps.converse == [], direction

@@ -381,7 +381,8 @@ def doer_side(seg: Segment, phrase: PhraseRole, relation: RelationRole, label: s
     """When the phrase's verb says what the person a noun relation names does ("runs" and "ceo", "gave birth"
     and "mother"), whether the hop, taken in `direction`, puts the answer on the side the phrase asks for
     (True) or on the other end of the relation (False: "who gave birth to X" answered with X's child); None
-    when the verb says nothing of the noun's person. The noun and the verb share no word; WordNet relates them
+    when the verb says nothing of the noun's person, or when the relation's two ends are alike (`reciprocal`:
+    "whom did X marry" against `spouse`). The noun and the verb share no word; WordNet relates them
     (Lexicon.says_doer), the verb read with the word after it when the two are one WordNet verb ("give
     birth"). The noun's person is the tail of its fact, or the head for a noun said with its preposition
     ("member of")."""
@@ -399,7 +400,10 @@ def doer_side(seg: Segment, phrase: PhraseRole, relation: RelationRole, label: s
     if not (lexicon.says_doer(verb, noun) or (compound and lexicon.says_doer(compound, noun))):
         return None
     answer_is_person = (direction == "in") if relation.names_head else (direction != "in")
-    return phrase.answer == (AGENT if answer_is_person else PATIENT)
+    if phrase.answer == (AGENT if answer_is_person else PATIENT):
+        return True
+    # a relation whose sides do the same to each other ("spouse": "whom did X marry") has no other end
+    return None if reciprocal(label) else False
 
 
 def says_part_of(words: Sequence[str], label: str) -> bool:
