@@ -410,6 +410,36 @@ def test_a_chain_that_strays_lacks_a_relation_the_phrase_says_when_none_of_its_e
     assert got.status == "unverified"
 
 
+def test_a_phrase_saying_a_relations_own_words_after_the_questions_opening_names_it():
+    from kgtool.reason.abstain import _says_after_opening
+    from kgtool.reason.explains import Gaps, ReadingGaps
+
+    assert _says_after_opening("Which company acquired", "acquired") and _says_after_opening("Who was born in", "born in")
+    # another form of the words, or words past the opening, are a paraphrase: no more than a doubt
+    assert not _says_after_opening("Which company did found", "founded")
+    assert not _says_after_opening("When was approved", "approved in")
+    assert not _says_after_opening("Which football club does support", "support")
+    # "Which company acquired Odile Vrask?" answered through her employer: she acquired a firm, but nothing
+    # acquired her (the asking word stands where the relation's subject does)
+    plan = Plan(["a"], topic="Odile Vrask", topic_id="odile vrask", relations=["r1"])
+    chain = [stated_hop(1, "Odile Vrask", "employer", "Benno Kett")]
+    found = ReadingGaps(unexplained=["Which company acquired"], explained=[])
+
+    def gaps(objects: set[str]):
+        # facts of 'acquired': she is the subject of one, `objects` are the objects of others; the chain's own
+        # entities when the rule names none, as the reading check's graph reads them
+        def has(relation, among=None, forward=None):
+            sides = {"odile vrask"} if forward else objects if forward is False else objects | {"odile vrask"}
+            return relation == "acquired" and bool(sides & set(among or {"odile vrask", "benno kett"}))
+        return lambda: Gaps(found.reasons(), found.explained, found, lambda p: ("acquired", 0.6), has)
+    got = settle("answered", "Benno Kett", chain, plan, reading_gaps=gaps({"lurr"}))
+    assert got.status == "no_answer"
+    assert "the graph has no 'acquired' fact with Odile Vrask as its object (the question's 'Which company " \
+           "acquired')" in got.reason
+    # an entity of the chain is the object of such a fact: the reading is in doubt, not the graph
+    assert settle("answered", "Benno Kett", chain, plan, reading_gaps=gaps({"benno kett"})).status == "unverified"
+
+
 def test_an_unnamed_hop_round_a_fact_entities_like_it_hold_is_a_lack_and_a_bridge_is_not():
     from kgtool.reason.explains import Detour, ReadingGaps
 

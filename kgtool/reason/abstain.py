@@ -12,7 +12,11 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   expresses '<phrase>'";
 - a part of the question that says a relation of the graph in its own words (and fits it at
   `names_outright`) that the chain's entity does not have (the reading check's `named_elsewhere`, or
-  an unexplained phrase): "the graph has no '<relation>' of <entity>". A phrase that only resembles a
+  an unexplained phrase): "the graph has no '<relation>' of <entity>". An unexplained phrase that says
+  them after the question's opening only (its wh-word, an auxiliary, the noun a "which" asks by: "which
+  company acquired" of `acquired`, "who was born in" of `born in`) and fits it at `expresses` says it too,
+  with the asking word where the relation's subject stands: a lack when no entity of the chain is the
+  object of such a fact (T acquired others, but nothing acquired T). A phrase that only resembles a
   relation ("origin" of `country of origin`) is not one: on MQuAKE dev such phrases sat in right
   chains that read them through another relation;
 - a phrase the chain took another relation for, that names a relation outright which the entity the
@@ -70,6 +74,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from kgtool.reason.offline_config import OFFLINE, OfflineConfig
+from kgtool.reason.reading.words import AUXILIARIES, DETERMINERS, NOUN_WH, QUESTION_WORDS
 
 # the kinds of a method's rejection that speak only of how spread its candidate pool was, not of the chain
 # (C2RAG: a constraint's N_eff above gamma and no passage to recover it from); with every hop a stated fact
@@ -112,7 +117,9 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
         if has is None:
             return False
         ids = ids or (_ids_of(chain, of) if of is not None else None)
-        return has(relation, ids, forward) if ids else has(relation)
+        if not ids:  # the chain's entities, on the side asked when one is
+            return has(relation) if forward is None else has(relation, None, forward)
+        return has(relation, ids, forward)
     # the chain answered something else: a hop the question does not name, and a last hop no phrase asks for
     strays = found is not None and bool(found.unnamed_hops) and found.weak_answer is not None and not reads_text
     kind_met = bool(getattr(gaps, "kind_met", False))
@@ -127,6 +134,13 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
         near = found.near.get(phrase, 0.0) if found is not None else 0.0
         if _says(phrase, label) and fit >= settings.names_outright and not holds(label, ids=asked_of):
             lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
+        elif _says_after_opening(phrase, label) and fit >= settings.expresses and \
+                not holds(label, forward=False, ids=asked_of):
+            # the question's word stands where the relation's subject does ("which company acquired T"): it asks
+            # for a fact with T as its object
+            some = "any of " if "," in reached else ""
+            lacks.append(f"the graph has no {label!r} fact with {some}{reached} as its object (the question's "
+                         f"{phrase!r})")
         elif fit < settings.expresses_nothing and strays:
             lacks.append(f"no relation of the graph expresses {phrase!r}")
         elif strays and label and near < settings.near_hop and not kind_met and not holds(label):
@@ -198,6 +212,19 @@ def _says(phrase: str, relation: str | None) -> bool:
     """Does the phrase say the relation's own words ("father" of `father`), not a word that only resembles
     them ("origin" of `country of origin`, "performances" of `performer`)?"""
     return relation is not None and relation_words(phrase) == relation_words(relation)
+
+
+def _says_after_opening(phrase: str, relation: str | None) -> bool:
+    """Does the phrase say the relation's own words after the question's opening only: its wh-word, an
+    auxiliary, and the noun a "which"/"what" asks by ("who was born in" of `born in`, "which company acquired"
+    of `acquired`)? The opening names no relation, so the phrase asks for that one."""
+    words, said = relation_words(phrase).split(), relation_words(relation).split()
+    if relation is None or not said or len(words) <= len(said) or words[-len(said):] != said:
+        return False
+    opening = words[:-len(said)]
+    if opening[0] in NOUN_WH:
+        opening = opening[2:]  # the wh-word and the noun it asks by
+    return all(w in QUESTION_WORDS or w in AUXILIARIES or w in DETERMINERS for w in opening)
 
 
 def short_chain(chain, plan) -> str | None:
