@@ -410,6 +410,26 @@ def test_a_chain_that_strays_lacks_a_relation_the_phrase_says_when_none_of_its_e
     assert got.status == "unverified"
 
 
+def test_a_phrase_said_of_the_topic_is_asked_of_the_topic_alone():
+    from kgtool.reason.explains import ReadingGaps
+
+    # "Who is the mayor of the capital of Odile?" answered through a neighbour, which has a capital: Odile has none
+    plan = Plan(["a", "b"], topic="Odile", topic_id="odile", relations=["r1", "r2"])
+    chain = [stated_hop(1, "Odile", "borders", "Benno"), stated_hop(2, "Benno", "mayor", "Lurr")]
+    fits = {"capital": ("capital", 1.0)}
+    found = ReadingGaps(unexplained=["capital"], explained=["mayor"])
+    got = settle("answered", "Lurr", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, fits, {"capital": {"benno"}, "mayor": {"benno"}}))
+    assert got.status == "unverified"  # some entity of the chain has one: no lack claimed of the chain
+    found = ReadingGaps(unexplained=["capital"], of_topic=["capital"], explained=["mayor"])
+    got = settle("answered", "Lurr", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, fits, {"capital": {"benno"}, "mayor": {"benno"}}))
+    assert got.status == "no_answer" and "the graph has no 'capital' of Odile (the question's 'capital')" in got.reason
+    got = settle("answered", "Lurr", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, fits, {"capital": {"odile"}, "mayor": {"benno"}}))
+    assert got.status == "unverified"
+
+
 def test_a_phrase_saying_a_relations_own_words_after_the_questions_opening_names_it():
     from kgtool.reason.abstain import _says_after_opening
     from kgtool.reason.explains import Gaps, ReadingGaps

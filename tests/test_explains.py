@@ -453,3 +453,14 @@ def test_a_verb_saying_what_the_relations_person_does_reads_it_from_that_persons
     for direction in ("out", "in"):
         gaps = check.check(reading("Whom did Ysolde Marrin marry?", "Ysolde Marrin"), [hop(1, "spouse", direction)])
         assert gaps.reversed == [] and gaps.converse == [], direction
+
+
+def test_an_unexplained_phrase_said_of_the_topic_is_marked_so(scorer, matcher):  # noqa: F811
+    """"the capital of T" is said of T (its owner): the status rule asks it of T alone; "the mayor of" the
+    capital is said of what the capital is, not of T."""
+    check = reading_check(scorer, matcher, {"rel:capital": ["capital"], "rel:borders": ["borders"],
+                                            "rel:mayor": ["mayor"]})
+    q = "Who is the mayor of the capital of Vellmark?"
+    gaps = check.check(reading(q, "Vellmark"), [hop(1, "borders"), hop(2, "mayor")])
+    assert "capital" in gaps.unexplained and gaps.of_topic == ["capital"]
+    assert check.check(reading(q, "Vellmark"), [hop(1, "capital"), hop(2, "mayor")]).of_topic == []

@@ -12,13 +12,14 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   expresses '<phrase>'";
 - a part of the question that says a relation of the graph in its own words (and fits it at
   `names_outright`) that the chain's entity does not have (the reading check's `named_elsewhere`, or
-  an unexplained phrase): "the graph has no '<relation>' of <entity>". An unexplained phrase that says
-  them after the question's opening only (its wh-word, an auxiliary, the noun a "which" asks by: "which
-  company acquired" of `acquired`, "who was born in" of `born in`) and fits it at `expresses` says it too,
-  with the asking word where the relation's subject stands: a lack when no entity of the chain is the
-  object of such a fact (T acquired others, but nothing acquired T). A phrase that only resembles a
-  relation ("origin" of `country of origin`) is not one: on MQuAKE dev such phrases sat in right
-  chains that read them through another relation;
+  an unexplained phrase; one said of the topic, "the R of T" or "T's R", is asked of T alone, not of
+  whatever else the chain reached): "the graph has no '<relation>' of <entity>". An unexplained phrase
+  that says them after the question's opening only (its wh-word, an auxiliary, the noun a "which" asks
+  by: "which company acquired" of `acquired`, "who was born in" of `born in`) and fits it at `expresses`
+  says it too, with the asking word where the relation's subject stands: a lack when no entity of the
+  chain is the object of such a fact (T acquired others, but nothing acquired T). A phrase that only
+  resembles a relation ("origin" of `country of origin`) is not one: on MQuAKE dev such phrases sat in
+  right chains that read them through another relation;
 - a phrase the chain took another relation for, that names a relation outright which the entity the
   phrase's hop stands on has no fact of (checked of that entity: another entity of the chain having it, a
   partner who is someone's father, says nothing of this one; when the hop took that very relation
@@ -128,12 +129,17 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
     # the hops stand on, not of the answer the stand-in reached (a mother's spouse is not the mayor's)
     stood_on = {h.entity_id for h in chain if getattr(h, "entity_id", None)}
     asked_of = stood_on if found is not None and found.weak_answer is not None else None
+    topic = next((h for h in chain if getattr(h, "entity_id", None)), None)  # the entity the first hop stands on
     lacks, doubts = [], []
     for phrase in dict.fromkeys([*left, *(found.unexplained if found is not None else [])]):
         label, fit = best(phrase)
         near = found.near.get(phrase, 0.0) if found is not None else 0.0
-        if _says(phrase, label) and fit >= settings.names_outright and not holds(label, ids=asked_of):
-            lacks.append(f"the graph has no {label!r} of {reached} (the question's {phrase!r})")
+        # a phrase said of the topic ("the R of T") is asked of the topic, whatever else the chain reached
+        of_topic = topic if topic is not None and phrase in getattr(found, "of_topic", ()) else None
+        if _says(phrase, label) and fit >= settings.names_outright and \
+                not holds(label, ids={of_topic.entity_id} if of_topic else asked_of):
+            lacks.append(f"the graph has no {label!r} of {of_topic.entity if of_topic else reached} "
+                         f"(the question's {phrase!r})")
         elif _says_after_opening(phrase, label) and fit >= settings.expresses and \
                 not holds(label, forward=False, ids=asked_of):
             # the question's word stands where the relation's subject does ("which company acquired T"): it asks

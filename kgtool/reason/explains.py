@@ -70,6 +70,7 @@ EXACT = OFFLINE.exact_fit  # the fit of a phrase to the relation it names outrig
 class ReadingGaps:
     unexplained: list[str] = field(default_factory=list)  # phrases no hop explains
     near: dict[str, float] = field(default_factory=dict)  # per unexplained phrase: the best fit of a hop to it
+    of_topic: list[str] = field(default_factory=list)  # the unexplained phrases said of the topic ("the R of T")
     named_elsewhere: list[tuple[str, str]] = field(default_factory=list)  # (phrase, the relation it names)
     named_of: list[str] = field(default_factory=list)  # per named_elsewhere entry: the entity of its hop
     # per named_elsewhere entry: True when its hop took that same relation backwards (the phrase names it read
@@ -194,6 +195,8 @@ class ReadingCheck:
                 else:
                     gaps.unexplained.append(seg.text)
                     gaps.near[seg.text] = best
+                    if _said_of_topic(seg, reading):
+                        gaps.of_topic.append(seg.text)
                 continue
             if facts[fits[seg].index(best)].fact_id.startswith(PASSAGE_HOP):
                 continue  # a passage answered what this phrase asks: no relation of the graph to compare
