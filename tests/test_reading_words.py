@@ -39,6 +39,9 @@ def test_the_front_end_reads_its_grammar_from_one_place():
     assert c2rag_spans._OPENERS is words.CLAUSE_OPENERS
     assert c2rag_compare._TRUE is words.TRUE_WORDS and c2rag_compare._FALSE is words.FALSE_WORDS
     assert words.FREE_RELATIVES <= gloss_fit._CLAUSE_OPENERS
+    # the irregular participles were written twice and had drifted ("wed" in one only)
+    assert question.IRREGULAR_PARTICIPLES is words.IRREGULAR_PARTICIPLES is roles.IRREGULAR_PARTICIPLES
+    assert all(question._is_participle(w) and roles._participle(w) for w in ("wed", "born", "run"))
 
 
 def test_drifted_copies_keep_their_own_names():

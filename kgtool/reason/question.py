@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.reading.words import (
     AUXILIARIES, BE_FINITE as _BE, DETERMINERS, DO_FORMS as _DO, FREE_RELATIVES as _FREE_RELATIVES, FUNCTION_WORDS,
-    PREPOSITIONS, PRONOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS, WHICH_WHAT,
+    IRREGULAR_PARTICIPLES, PREPOSITIONS, PRONOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS, WHICH_WHAT,
 )
 
 # words keep inner hyphens, slashes and dots ("director/manager", "S.p.A"); "'s" is a word of its own
@@ -386,14 +386,8 @@ def _awaits_verb(toks: list[_Tok]) -> bool:
     return True  # "the company": a bare noun right before the topic takes the clause after it
 
 
-# common irregular past participles (closed-class enough to list; regular ones end in -ed)
-_IRREGULAR_PARTICIPLES = frozenset(
-    "born borne made built written known held led run won given taken seen sung drawn grown shown sold bought "
-    "taught brought kept left lost begun chosen spoken worn set put found".split())
-
-
 def _is_participle(word: str) -> bool:
-    return word.endswith("ed") or word in _IRREGULAR_PARTICIPLES
+    return word.endswith("ed") or word in IRREGULAR_PARTICIPLES
 
 
 def _looks_participle(word: str) -> bool:

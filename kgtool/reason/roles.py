@@ -36,16 +36,12 @@ from kgtool.reason.question import AUXILIARIES, FUNCTION_WORDS, PREPOSITIONS, Se
 from kgtool.reason.reading.words import (
     ADVERBIAL_RELATIVES as _ADVERBIAL, ARTICLES as _ARTICLES, BE_FORMS as _BE, CLAUSE_CLOSERS, DETERMINERS,
     DO_FORMS as _DO, NOUN_WH, OBJECT_WH, PERSON_MARKERS as _PERSON_MARKERS,
-    PLACE_PREPOSITIONS as _PLACE_PREPOSITIONS, SUBJECT_MARKERS as _SUBJECT_MARKERS,
+    IRREGULAR_PARTICIPLES, PLACE_PREPOSITIONS as _PLACE_PREPOSITIONS, SUBJECT_MARKERS as _SUBJECT_MARKERS,
 )
 
 AGENT, PATIENT, OBLIQUE = "agent", "patient", "oblique"
 # heads that make a phrase's answer a person ("the person who ...", "which man ...")
 _PERSON_NOUNS = frozenset("person people someone somebody man woman individual".split())
-# past participles that do not end in -ed (a closed class of English)
-_IRREGULAR = frozenset(
-    "born borne made built written known held led run won given taken seen sung drawn grown shown sold bought "
-    "taught brought kept left lost begun chosen spoken worn set put found wed".split())
 # verbs whose two sides do the same to each other ("a married b" is "b married a"): a relationship type
 # named by one does not make its head the doer (a closed class of English)
 _RECIPROCAL = frozenset(
@@ -116,7 +112,7 @@ def _bare_verb(words: Sequence[str]) -> bool:
 
 
 def _participle(word: str) -> bool:
-    return (len(word) > 4 and word.endswith("ed")) or word in _IRREGULAR
+    return (len(word) > 4 and word.endswith("ed")) or word in IRREGULAR_PARTICIPLES
 
 
 def _content(word: str) -> bool:

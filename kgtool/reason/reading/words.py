@@ -67,6 +67,12 @@ FUNCTION_WORDS = DETERMINERS | QUESTION_WORDS | AUXILIARIES | PREPOSITIONS | PRO
     "and or not also exactly currently that".split()
 )
 
+# -- irregular past participles --
+# the past participles that do not end in -ed (the irregular verbs are a closed class of English)
+IRREGULAR_PARTICIPLES = frozenset(
+    "born borne made built written known held led run won given taken seen sung drawn grown shown sold bought "
+    "taught brought kept left lost begun chosen spoken worn set put found wed".split())
+
 # -- answer words --
 YES_NO = frozenset({"yes", "no"})
 TRUE_WORDS = frozenset({"true", "yes"})
