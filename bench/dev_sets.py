@@ -81,7 +81,7 @@ def _summary(report: dict) -> dict:
             "answered": sum(r.get("status") == "answered" for r in results),
             "no_answer": sum(r.get("status") == "no_answer" for r in results),
             "results": [{k: r.get(k) for k in ("id", "question", "prediction", "em", "hop_correct", "status", "answerable",
-                                                  "confidence", "reason")}
+                                                  "confidence", "confidence_evidence", "guess_em", "reason")}
                         for r in results],
         }
     return out

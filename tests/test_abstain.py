@@ -25,6 +25,7 @@ from kgtool.errors import InputError
 from kgtool.eval.abstention import abstention_summary, risk_coverage
 from kgtool.eval.qa_data import read_qa
 from kgtool.eval.report import QuestionResult
+from kgtool.reason.abstain import ConfidenceEvidence, weigh
 from kgtool.reason.context import HopState
 from kgtool.reason.status import NO_ENTITY, settle
 
@@ -187,6 +188,9 @@ def test_answered_questions_carry_a_high_confidence_on_the_run(status_kg):
     assert got.status == "answered" and got.confidence >= 0.8 and got.as_dict()["confidence"] == got.confidence
     stored = kg.query("MATCH (r:Run {id: $id}) RETURN r.confidence AS c", {"id": got.run_id})[1][0]["c"]
     assert stored == pytest.approx(got.confidence)
+    # the answer carries what its confidence was weighed from, so a fit can weigh it anew
+    evidence = ConfidenceEvidence(**got.confidence_evidence)
+    assert evidence.judge and evidence.flaws == 0 and weigh(evidence) == got.confidence
     below = kg.answer(item["question"], method="care", agents="offline", min_confidence=1.0)
     assert below.status == ("answered" if got.confidence >= 1.0 else "no_answer"), (got.confidence, below.reason)
     with pytest.raises(InputError):

@@ -204,8 +204,10 @@ class Answer:
     # 0-1 from the evidence the status rule read (kgtool.reason.abstain); None for a failed question
     confidence: float | None = None
     guess: str | None = None  # a `no_answer`'s best guess, kept from its chain (the answer is None)
+    # what the confidence was weighed from (kgtool.reason.abstain.ConfidenceEvidence); None without an answer
+    confidence_evidence: dict | None = None
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in (
             "question", "answer", "answer_id", "chain", "run_id", "method", "agents", "status", "reason",
-            "confidence", "guess", "latency_ms", "load_ms", "tokens", "backtracks", "plan", "error")}
+            "confidence", "confidence_evidence", "guess", "latency_ms", "load_ms", "tokens", "backtracks", "plan", "error")}

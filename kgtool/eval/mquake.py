@@ -67,6 +67,7 @@ def _method_run(method: str, agents: str, cases: list[Case], answers, seconds: f
                 f1=max_f1(a.answer, gold), hop_correct=chain_matches(a.chain, case), hops=len(case.hops),
                 status=a.status, run_id=a.run_id, latency_ms=a.latency_ms, tokens=a.tokens, backtracks=a.backtracks,
                 error=a.error, confidence=getattr(a, "confidence", None),
+                confidence_evidence=getattr(a, "confidence_evidence", None),
                 guess_em=exact_match(a.answer or getattr(a, "guess", None), gold), reason=getattr(a, "reason", None)))
         case_results.append(CaseResult(
             case.case_id, len(case.hops), any(matches(a.answer, case.new_answer, case.new_answer_aliases) for a in got),

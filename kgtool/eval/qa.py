@@ -37,7 +37,9 @@ def score(item: QAItem, answer) -> QuestionResult:
         hop_correct=chain_matches(answer.chain, item.hop_answers) if item.hop_answers and item.answerable else None,
         hops=item.hops, status=answer.status, run_id=answer.run_id, latency_ms=answer.latency_ms,
         tokens=answer.tokens, backtracks=answer.backtracks, error=answer.error, answerable=item.answerable,
-        confidence=getattr(answer, "confidence", None), guess_em=guess_em, reason=getattr(answer, "reason", None),
+        confidence=getattr(answer, "confidence", None),
+        confidence_evidence=getattr(answer, "confidence_evidence", None), guess_em=guess_em,
+        reason=getattr(answer, "reason", None),
     )
 
 

@@ -19,7 +19,8 @@ kgtool.eval.abstention (answerable, unanswerable, acc_answerable, no_answer_prec
 no_answer_f1, coverage, selective_acc, answered_unanswerable, outcomes, aurc, risk_coverage), seconds, and
 results (one per question: id, question, prediction, gold, em, f1, hop_correct, hops, status,
 run_id, latency_ms, tokens, backtracks, error, role_fallbacks, unusable_replies, reasks, answerable,
-confidence, guess_em, reason). On a question the data marks unanswerable, em and f1 are 1 for `no_answer` and 0
+confidence, confidence_evidence (what the confidence was weighed from: kgtool.reason.abstain.ConfidenceEvidence),
+guess_em, reason). On a question the data marks unanswerable, em and f1 are 1 for `no_answer` and 0
 otherwise (SQuAD 2.0), so acc/em over a mixed file is SQuAD 2.0's overall figure and `acc_answerable` the
 answerable questions' own. A question whose answering raised
 (a statement that kept failing, an LLM endpoint that is down) counts as wrong with
@@ -59,6 +60,7 @@ class QuestionResult:
     reasks: int = 0
     answerable: bool = True  # False: the data marks the question unanswerable (`no_answer` is right)
     confidence: float | None = None  # the Run's confidence (0-1) in its answer or guess
+    confidence_evidence: dict | None = None  # what the confidence was weighed from (the Answer's)
     guess_em: float = 0.0  # EM of the method's best guess (its answer, or the guess a `no_answer` kept)
     reason: str | None = None  # why the status is not `answered` (the Run's reason)
 

@@ -72,6 +72,7 @@ they order the outcomes answered > unverified > no_answer and, within each, by h
 """
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Sequence
 
 from kgtool.reason.offline_config import OFFLINE, OfflineConfig
@@ -284,23 +285,43 @@ def unsupported_hops(chain) -> list[str]:
     return out
 
 
-def confidence(*, accepted: bool, chain, plan, doubts: int, lacks: int, unfinished: bool,
-               gamma: float | None = None, settings: OfflineConfig = OFFLINE) -> float:
-    """The confidence of an outcome (the module docstring's formula)."""
-    s = settings
+@dataclass(frozen=True)
+class ConfidenceEvidence:
+    """What an outcome's confidence is weighed from (the module docstring's parts). The Run keeps it, so
+    the weights can be fitted on stored runs without answering again (bench/fit_confidence.py)."""
+    judge: bool  # the method's own check accepted the chain
+    support: float  # the share of the planned hops reached with a fact or passage
+    flaws: int  # doubts and lacks about the reading
+    focus: float  # the hops' mean min(1, gamma / N_eff); 1 without N_eff
+    lacks: int  # of them, the lacks
+    unfinished: bool  # the store has an unfinished ingest
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def confidence_evidence(*, accepted: bool, chain, plan, doubts: int, lacks: int, unfinished: bool,
+                        gamma: float | None = None, settings: OfflineConfig = OFFLINE) -> ConfidenceEvidence:
+    """The parts of an outcome's confidence, read from its chain, plan and reading check."""
     relations = list(getattr(plan, "relations", None) or []) if plan is not None else []
     wanted = len(relations) or len(getattr(plan, "subquestions", None) or []) or len({h.hop for h in chain}) or 1
     supported = len({h.hop for h in chain if h.answer and not h.generated})
-    support = min(1.0, supported / wanted)
-    reading = max(0.0, 1.0 - s.reading_cost * (doubts + lacks))
-    bar = gamma or s.default_gamma
+    bar = gamma or settings.default_gamma
     neffs = [h.neff for h in chain if getattr(h, "neff", None)]
     focus = sum(min(1.0, bar / n) for n in neffs) / len(neffs) if neffs else 1.0
+    return ConfidenceEvidence(bool(accepted), min(1.0, supported / wanted), doubts + lacks, focus, lacks,
+                              bool(unfinished))
+
+
+def weigh(evidence: ConfidenceEvidence, settings: OfflineConfig = OFFLINE) -> float:
+    """The confidence (0-1) the module docstring's formula gives `evidence`."""
+    s, e = settings, evidence
+    reading = max(0.0, 1.0 - s.reading_cost * e.flaws)
     weights = (s.confidence_judge_weight, s.confidence_support_weight, s.confidence_reading_weight,
                s.confidence_focus_weight)
-    value = sum(w * part for w, part in zip(weights, (accepted, support, reading, focus))) / sum(weights)
-    if lacks:
+    value = sum(w * part for w, part in zip(weights, (e.judge, e.support, reading, e.focus))) / sum(weights)
+    if e.lacks:
         value *= s.lack_factor
-    if unfinished:
+    if e.unfinished:
         value *= s.unfinished_factor
     return round(max(0.0, min(1.0, value)), 4)

@@ -105,7 +105,8 @@ def run_method(kg, question: str, *, method: str, agents: str, scope: Scope, con
             raise
     return Answer(question, shown, shown_id, [h.as_chain_entry() for h in outcome.chain],
                   trace.run_id, method, agents, settled.status, latency_ms, usage.tokens, outcome.backtracks,
-                  outcome.plan, load_ms, reason=settled.reason, confidence=settled.confidence, guess=settled.guess)
+                  outcome.plan, load_ms, reason=settled.reason, confidence=settled.confidence, guess=settled.guess,
+                  confidence_evidence=settled.evidence.as_dict() if settled.evidence else None)
 
 
 class _PlanLog:

@@ -31,7 +31,7 @@ settles every method's outcome here, once:
   reading is uncertain (the judge did not accept it, a hop the question does not name, a phrase read
   against the relation's direction, the text does not confirm it), shown as a guess;
 - a store with an unfinished ingest (kgtool.health.unfinished_ingests) never answers: the reason names it;
-- every outcome has a confidence (0-1) from the same evidence (kgtool.reason.abstain.confidence), and a
+- every outcome has a confidence (0-1) from the same evidence (kgtool.reason.abstain.weigh), and a
   caller's `min_confidence` turns an answer below it into `no_answer`, its guess kept;
 - either way the Run and the result say why (`reason`); when no entity of the
   question is in the graph, the reason says exactly that.
@@ -54,8 +54,9 @@ class Settled:
     status: str  # answered | unverified | no_answer
     reason: str | None  # why the status is not `answered` (None when it is)
     no_entity: bool = False  # nothing of the question linked to the graph
-    confidence: float = 0.0  # 0-1, kgtool.reason.abstain.confidence
+    confidence: float = 0.0  # 0-1, kgtool.reason.abstain.weigh
     guess: str | None = None  # the method's answer a `no_answer` keeps only as a guess (in the trace)
+    evidence: abstain.ConfidenceEvidence | None = None  # what the confidence was weighed from
 
     @property
     def answer_shown(self) -> bool:
@@ -88,15 +89,17 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
     notes = list(unfinished()) if unfinished is not None else []
 
     def outcome(lacks: list[str], doubts: list[str], accepted: bool) -> Settled:
-        value = abstain.confidence(accepted=accepted, chain=chain, plan=plan, doubts=len(doubts),
-                                   lacks=len(lacks), unfinished=bool(notes), gamma=gamma, settings=settings)
+        evidence = abstain.confidence_evidence(accepted=accepted, chain=chain, plan=plan, doubts=len(doubts),
+                                               lacks=len(lacks), unfinished=bool(notes), gamma=gamma,
+                                               settings=settings)
+        value = abstain.weigh(evidence, settings)
         status = "no_answer" if lacks or not answer else ("unverified" if doubts or notes else "answered")
         reasons = lacks + doubts + notes
         if status != "no_answer" and min_confidence is not None and value < min_confidence:
             status = "no_answer"
             reasons.append(f"confidence {value:.2f} is below the minimum {min_confidence:g}")
         return Settled(status, "; ".join(reasons) or None, confidence=value if answer else 0.0,
-                       guess=answer if status == "no_answer" else None)
+                       guess=answer if status == "no_answer" else None, evidence=evidence if answer else None)
 
     # a chain of stated facts stands on an entity the method found; when the linker finds no entity of the
     # question at all (near names included), the method found it by a looser search of its own (a word the
@@ -106,7 +109,7 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
     if question_mentions is not None and (not stood or (answer and not reads_text(chain))) and \
             question_mentions() == 0:
         settled = outcome([NO_ENTITY], [], False)
-        return Settled(settled.status, settled.reason, True, settled.confidence, settled.guess)
+        return Settled(settled.status, settled.reason, True, settled.confidence, settled.guess, settled.evidence)
     if not answer:
         lacks = [g for g in (abstain.short_chain(chain, plan), *abstain.unsupported_hops(chain)) if g]
         return outcome(lacks or [method_reason or "no chain reached an answer"], [], False)
