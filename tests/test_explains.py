@@ -464,3 +464,27 @@ def test_an_unexplained_phrase_said_of_the_topic_is_marked_so(scorer, matcher): 
     gaps = check.check(reading(q, "Vellmark"), [hop(1, "borders"), hop(2, "mayor")])
     assert "capital" in gaps.unexplained and gaps.of_topic == ["capital"]
     assert check.check(reading(q, "Vellmark"), [hop(1, "capital"), hop(2, "mayor")]).of_topic == []
+
+
+def test_a_noun_one_wordnet_level_from_the_hops_relation_names_it(scorer, matcher):  # noqa: F811
+    """"the consort of T" against `spouse`: WordNet's consort is a kind of spouse, so the hop taken forwards
+    explains the phrase; a noun further off ("person", three levels above "mayor") or unrelated ("dentist")
+    does not, nor does the hop read backwards."""
+    lexicon = Lexicon.load()
+    assert lexicon.nouns_related("consort", "spouse", depth=1) and not lexicon.nouns_related("person", "mayor", depth=1)
+    check = reading_check(scorer, matcher, {"rel:spouse": ["spouse"], "rel:mayor": ["mayor"],
+                                            "rel:founder": ["founder"]})
+    q = "Who is the consort of Ysolde Marrin?"
+    assert "consort" in check.check(reading(q, "Ysolde Marrin"), [hop(1, "mayor")]).unexplained
+    assert check.check(reading(q, "Ysolde Marrin"), [hop(1, "spouse")]).reasons() == []
+    q = "Who is the dentist of Ysolde Marrin?"
+    assert "dentist" in check.check(reading(q, "Ysolde Marrin"), [hop(1, "spouse")]).unexplained
+    q = "Who is the originator of Tarnwick Mills?"
+    assert check.check(reading(q, "Tarnwick Mills"), [hop(1, "founder")]).reasons() == []
+    assert check.check(reading(q, "Tarnwick Mills"), [hop(1, "founder", "in")]).reasons()
+    # WordNet puts "area" (a region) a level from "province", but "the area of X" asks for a measure:
+    # no place noun is read so
+    assert lexicon.nouns_related("area", "province", depth=1)
+    check = reading_check(scorer, matcher, {"rel:province": ["province"], "rel:mayor": ["mayor"]})
+    q = "What is the area of Tarnwick?"
+    assert "area" in check.check(reading(q, "Tarnwick"), [hop(1, "province")]).unexplained

@@ -63,6 +63,9 @@ MARGIN = OFFLINE.explains_margin  # another relation of the graph explaining the
 NAMES_NOTHING = OFFLINE.names_nothing  # a hop fitting every phrase below this is a link the question does not name
 REVERSE_FACTOR = OFFLINE.reverse_factor  # a relation read against its direction (Thresholds.reverse_factor)
 PASSAGE_HOP = "passage-step:"  # the fact id of a hop a passage answered (it has no fact)
+# WordNet hypernym levels between a phrase's noun and a relation's noun that still name one relation: at one
+# level "consort" is a spouse and a founder an originator; at nouns_related's default three, a person is a mayor
+KIN_DEPTH = 1
 EXACT = OFFLINE.exact_fit  # the fit of a phrase to the relation it names outright (its label, a phrasing of it)
 
 
@@ -173,6 +176,7 @@ class ReadingCheck:
                 for f in facts]
         fits = {s: [factor * self.scorer.score(texts[s], prof) for prof, factor in hops] for s in segments}
         self._without_modifying_kind(reading, segments, facts, hops, fits)
+        self._kin_nouns(segments, facts, hops, fits)
         turned = self._against_roles(reading, segments, facts, hops, fits, gaps)
         turned.update(self._converses(segments, facts, hops, fits, gaps))
         last = len(facts) - 1
@@ -415,6 +419,32 @@ class ReadingCheck:
                     fits[seg][h] /= factor
         return turned
 
+    def _kin_nouns(self, segments, facts, hops, fits) -> None:
+        """A phrase that is one noun of a person WordNet puts right beside a hop's one-noun relation of a
+        person, a synonym or one hypernym level apart (kgtool.reason.lexicon.Lexicon.nouns_related: "consort"
+        is a kind of spouse, a founder a kind of originator), names that relation as its own words would: the
+        hop explains it when taken forwards (a hop read backwards keeps its discount). Nouns of places and
+        measures are not read so: their senses overlap too widely ("area" is filed with "country", and
+        "the area of X" asks for a measure)."""
+        lexicon = self.scorer.lexicon
+        if lexicon is None:
+            return
+        nouns = {h: label for h, label in self._noun_labels(facts, hops).items() if lexicon.names_person(label)}
+        for seg in segments:
+            phrase = " ".join(seg.content).lower()
+            if not nouns or not lexicon.names_person(phrase):
+                continue
+            for h, label in nouns.items():
+                if fits[seg][h] < self.explains and phrase != label and \
+                        lexicon.nouns_related(phrase, label, depth=KIN_DEPTH):
+                    fits[seg][h] = max(fits[seg][h], hops[h][1] * self.explains)
+
+    def _noun_labels(self, facts, hops) -> dict[int, str]:
+        """The hops of stated facts whose relation is named by one noun, with that noun."""
+        labels = {h: relation_words(hops[h][0].label or fact.relation) for h, fact in enumerate(facts)
+                  if not fact.fact_id.startswith(PASSAGE_HOP)}
+        return {h: label for h, label in labels.items() if label and " " not in label}
+
     def _converses(self, segments, facts, hops, fits, gaps: ReadingGaps) -> dict[Segment, tuple[str, int]]:
         """A phrase naming the other end of a hop's relation ("the son of T" against `father`: a son is whom T
         is the father of; kgtool.reason.lexicon.Lexicon.converse_nouns) reads that hop backwards. Taken
@@ -426,9 +456,7 @@ class ReadingCheck:
         if lexicon is None:
             return turned
         # a relation named by one noun, of a stated fact: the only labels a noun can be the converse of
-        labels = {h: relation_words(hops[h][0].label or fact.relation) for h, fact in enumerate(facts)
-                  if not fact.fact_id.startswith(PASSAGE_HOP)}
-        nouns = {h: label for h, label in labels.items() if label and " " not in label}
+        nouns = self._noun_labels(facts, hops)
         for seg in segments:
             for h, label in nouns.items():
                 fact, (prof, factor) = facts[h], hops[h]
