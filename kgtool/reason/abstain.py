@@ -67,8 +67,9 @@ where w_judge is the setting `confidence_judge_weight`, and so on:
 - focus: the mean over the hops that recorded one of min(1, gamma / N_eff) (the hop's candidate
   pool: 1 when it is as focused as the method's own sufficiency bar asks; 1 without N_eff).
 An outcome the graph lacks something for is then scaled by `lack_factor`, and one in a store with an
-unfinished ingest by `unfinished_factor`. The weights are hand-set (not fitted):
-they order the outcomes answered > unverified > no_answer and, within each, by how much evidence holds.
+unfinished ingest by `unfinished_factor`. The weights and `reading_cost`, `lack_factor` are fitted on the
+development sets' stored answers by the mean AURC of their risk-coverage curves (bench/fit_confidence.py);
+`unfinished_factor` is hand-set (no development store has an unfinished ingest).
 """
 from __future__ import annotations
 
