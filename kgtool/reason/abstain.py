@@ -227,7 +227,7 @@ def _says_after_opening(phrase: str, relation: str | None) -> bool:
     auxiliary, and the noun a "which"/"what" asks by ("who was born in" of `born in`, "which company acquired"
     of `acquired`)? The opening names no relation, so the phrase asks for that one."""
     words, said = relation_words(phrase).split(), relation_words(relation).split()
-    if relation is None or not said or len(words) <= len(said) or words[-len(said):] != said:
+    if not said or len(words) <= len(said) or words[-len(said):] != said:
         return False
     opening = words[:-len(said)]
     if opening[0] in NOUN_WH:
@@ -288,8 +288,9 @@ def unsupported_hops(chain) -> list[str]:
 
 @dataclass(frozen=True)
 class ConfidenceEvidence:
-    """What an outcome's confidence is weighed from (the module docstring's parts). The Run keeps it, so
-    the weights can be fitted on stored runs without answering again (bench/fit_confidence.py)."""
+    """What an outcome's confidence is weighed from (the module docstring's parts). The answer and the
+    eval results keep it, so the weights can be fitted on stored answers without answering again
+    (bench/fit_confidence.py)."""
     judge: bool  # the method's own check accepted the chain
     support: float  # the share of the planned hops reached with a fact or passage
     flaws: int  # doubts and lacks about the reading
