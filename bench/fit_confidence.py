@@ -26,6 +26,7 @@ import argparse
 import itertools
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kgtool.reason.abstain import ConfidenceEvidence, weigh  # noqa: E402
 from kgtool.reason.offline_config import OfflineConfig  # noqa: E402
 
 HELD_OUT = ("heldout", "handwritten_text")
@@ -43,28 +45,19 @@ LACK_FACTORS = (0.1, 0.3, 0.5, 0.7)
 
 
 class Group:
-    """One set's file answered by one method: its results' evidence as arrays."""
+    """One set's file answered by one method: its results' evidence, and which guesses are wrong."""
 
     def __init__(self, name: str, results: list[dict]):
         self.name = name
-        ev = [r.get("confidence_evidence") for r in results]
-        has = np.array([e is not None for e in ev])
-        get = lambda key: np.array([float(e[key]) if e else 0.0 for e in ev])  # noqa: E731
-        self.has, self.judge, self.support, self.flaws = has, get("judge"), get("support"), get("flaws")
-        self.focus, self.lacks, self.unfinished = get("focus"), get("lacks") > 0, get("unfinished") > 0
+        self.evidence = [ConfidenceEvidence(**r["confidence_evidence"]) if r.get("confidence_evidence") else None
+                         for r in results]
         self.wrong = np.array([not (r.get("answerable") is not False and (r.get("guess_em") or 0) >= 1)
                                for r in results])
         self.stored = np.array([float(r.get("confidence") or 0.0) for r in results])
 
-    def confidence(self, weights, reading_cost: float, lack_factor: float, unfinished_factor: float) -> np.ndarray:
-        """kgtool.reason.abstain.weigh, over the group at once."""
-        reading = np.clip(1.0 - reading_cost * self.flaws, 0.0, None)
-        wj, ws, wr, wf = weights
-        value = (wj * self.judge + ws * self.support + wr * reading + wf * self.focus) / sum(weights)
-        value = value * np.where(self.lacks, lack_factor, 1.0) * np.where(self.unfinished, unfinished_factor, 1.0)
-        # Python's round, as weigh does: numpy's rounds some halves the other way
-        rounded = np.fromiter((round(v, 4) for v in np.clip(value, 0.0, 1.0).tolist()), float, len(value))
-        return np.where(self.has, rounded, 0.0)
+    def confidence(self, settings: OfflineConfig) -> np.ndarray:
+        """The status rule's confidence of each result under `settings` (0 without an answer)."""
+        return np.array([weigh(e, settings) if e is not None else 0.0 for e in self.evidence])
 
     def aurc(self, confidence: np.ndarray) -> float:
         """kgtool.eval.abstention.risk_coverage's area: the mean risk over the prefixes of the order by
@@ -104,20 +97,20 @@ def points(step: float):
             yield tuple(p / k for p in parts)
 
 
-def objective(groups: list[Group], point, unfinished_factor: float) -> float:
-    weights, reading_cost, lack_factor = point
-    return float(np.mean([g.aurc(g.confidence(weights, reading_cost, lack_factor, unfinished_factor))
-                          for g in groups]))
+def objective(groups: list[Group], settings: OfflineConfig) -> float:
+    return float(np.mean([g.aurc(g.confidence(settings)) for g in groups]))
 
 
-def fit(groups: list[Group], default, step: float, unfinished_factor: float):
-    best, best_value = default, objective(groups, default, unfinished_factor)
+def fit(groups: list[Group], default: OfflineConfig, step: float) -> tuple[OfflineConfig, float]:
+    best, best_value = default, objective(groups, default)
     for weights in points(step):
         for reading_cost in READING_COSTS:
             for lack_factor in LACK_FACTORS:
-                value = objective(groups, (weights, reading_cost, lack_factor), unfinished_factor)
+                point = replace(default, **dict(zip(WEIGHTS, weights)), reading_cost=reading_cost,
+                                lack_factor=lack_factor)
+                value = objective(groups, point)
                 if value < best_value - 1e-12:
-                    best, best_value = (weights, reading_cost, lack_factor), value
+                    best, best_value = point, value
     return best, best_value
 
 
@@ -130,41 +123,34 @@ def main(argv=None) -> int:
     groups = load(args.runs)
     if not groups:
         raise SystemExit("no results to fit on")
-    config = OfflineConfig()
-    default = (tuple(getattr(config, w) / sum(getattr(config, x) for x in WEIGHTS) for w in WEIGHTS),
-               config.reading_cost, config.lack_factor)
-    unfinished = config.unfinished_factor
-    off = sum(int((abs(g.confidence(*default, unfinished) - g.stored) > 1e-4).sum()) for g in groups)
+    default = OfflineConfig()
+    off = sum(int((abs(g.confidence(default) - g.stored) > 1e-4).sum()) for g in groups)
     print(f"{len(groups)} groups, {sum(len(g.wrong) for g in groups)} results; "
           f"{off} stored confidences differ from the defaults' recomputation")
-    fitted, value = fit(groups, default, args.step, unfinished)
-    before = objective(groups, default, unfinished)
+    fitted, value = fit(groups, default, args.step)
+    before = objective(groups, default)
+    chosen = {k: getattr(fitted, k) for k in (*WEIGHTS, "reading_cost", "lack_factor")}
     print(f"mean AURC: defaults {before:.4f} -> fitted {value:.4f}")
-    print("fitted: " + ", ".join(f"{w}={x:g}" for w, x in zip(WEIGHTS, fitted[0]))
-          + f", reading_cost={fitted[1]:g}, lack_factor={fitted[2]:g}")
+    print("fitted: " + ", ".join(f"{k}={v:g}" for k, v in chosen.items()))
     sets = sorted({g.name.split("/")[0] for g in groups})
     halves = [[g for g in groups if sets.index(g.name.split("/")[0]) % 2 == i] for i in (0, 1)]
     split = []
     for i, (train, test) in enumerate((halves, halves[::-1])):
         if not train or not test:
             continue
-        point, _ = fit(train, default, args.step, unfinished)
+        point, _ = fit(train, default, args.step)
         split.append({"fitted_on": sorted({g.name.split("/")[0] for g in train}),
-                      "scored_on_defaults": objective(test, default, unfinished),
-                      "scored_on_fit": objective(test, point, unfinished)})
+                      "scored_on_defaults": objective(test, default), "scored_on_fit": objective(test, point)})
         print(f"split {i}: fitted on half the sets, the other half's mean AURC: defaults "
               f"{split[-1]['scored_on_defaults']:.4f} -> fit {split[-1]['scored_on_fit']:.4f}")
-    methods = sorted({g.name.rsplit("/", 1)[1] for g in groups})
-    per_method = {m: {"defaults": objective([g for g in groups if g.name.endswith("/" + m)], default, unfinished),
-                      "fitted": objective([g for g in groups if g.name.endswith("/" + m)], fitted, unfinished)}
-                  for m in methods}
-    for m, v in per_method.items():
-        print(f"  {m}: mean AURC {v['defaults']:.4f} -> {v['fitted']:.4f}")
+    per_method = {}
+    for m in sorted({g.name.rsplit("/", 1)[1] for g in groups}):
+        mine = [g for g in groups if g.name.endswith("/" + m)]
+        per_method[m] = {"defaults": objective(mine, default), "fitted": objective(mine, fitted)}
+        print(f"  {m}: mean AURC {per_method[m]['defaults']:.4f} -> {per_method[m]['fitted']:.4f}")
     if args.out:
-        args.out.write_text(json.dumps({
-            "groups": len(groups), "defaults": before, "fitted_value": value,
-            "fitted": {**dict(zip(WEIGHTS, fitted[0])), "reading_cost": fitted[1], "lack_factor": fitted[2]},
-            "split": split, "per_method": per_method}, indent=1))
+        args.out.write_text(json.dumps({"groups": len(groups), "defaults": before, "fitted_value": value,
+                                        "fitted": chosen, "split": split, "per_method": per_method}, indent=1))
     return 0
 
 

@@ -45,15 +45,14 @@ def _random_results(seed: int, n: int = 60) -> list[dict]:
 def test_the_fit_weighs_and_scores_as_the_status_rule_and_the_evaluation_do():
     fit = _fit_module()
     config = OfflineConfig()
-    weights = tuple(getattr(config, w) for w in fit.WEIGHTS)
     for seed in range(5):
         results = _random_results(seed)
         group = fit.Group("s/f/m", results)
-        got = group.confidence(weights, config.reading_cost, config.lack_factor, config.unfinished_factor)
+        got = group.confidence(config)
         assert np.allclose(got, group.stored, atol=1e-9)
         other = replace(config, confidence_judge_weight=0.1, confidence_support_weight=0.3,
                         confidence_reading_weight=0.25, confidence_focus_weight=0.4, reading_cost=1.0)
-        assert np.allclose(group.confidence((0.1, 0.3, 0.25, 0.4), 1.0, config.lack_factor, config.unfinished_factor),
+        assert np.allclose(group.confidence(other),
                            [weigh(ConfidenceEvidence(**r["confidence_evidence"]), other)
                             if r["confidence_evidence"] else 0.0 for r in results], atol=1e-9)
         as_results = [SimpleNamespace(confidence=c, answerable=True, guess_em=r["guess_em"])

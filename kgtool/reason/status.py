@@ -38,7 +38,7 @@ settles every method's outcome here, once:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from kgtool.core.types import Plan
@@ -109,7 +109,7 @@ def settle(method_status: str, answer: str | None, chain: Sequence[HopState], pl
     if question_mentions is not None and (not stood or (answer and not reads_text(chain))) and \
             question_mentions() == 0:
         settled = outcome([NO_ENTITY], [], False)
-        return Settled(settled.status, settled.reason, True, settled.confidence, settled.guess, settled.evidence)
+        return replace(settled, no_entity=True)
     if not answer:
         lacks = [g for g in (abstain.short_chain(chain, plan), *abstain.unsupported_hops(chain)) if g]
         return outcome(lacks or [method_reason or "no chain reached an answer"], [], False)
