@@ -141,3 +141,21 @@ def test_where_asks_for_a_place_whatever_the_frames_verb(invented):
     answer = invented.answer("Where did the father of Orla Fenwick die?", method="care", agents="offline")
     assert exact_match(answer.answer, ["Kellow"]), answer.answer
     assert chain_matches(answer.chain, [("Bram Fenwick",), ("Kellow",)])
+
+
+def test_a_verb_whose_own_definition_says_a_relations_label_fits_it(invented, matcher):  # noqa: F811
+    """To kill is "to cause to die": "what killed T's father" asks the cause of his death (death being
+    the noun of dying), not its place, which the embeddings put nearer "killed"."""
+    from kgtool.reason.agents.offline.gloss_fit import DEFINED_FIT, GlossScorer
+    from kgtool.reason.lexicon import Lexicon
+    scorer = GlossScorer(matcher, Lexicon.load())
+    cause = matcher.profile("cause_of_death", ["cause of death"])
+    place = matcher.profile("place_of_death", ["place of death"])
+    assert scorer.defined_by("killed", cause) and scorer.score("killed", cause) == DEFINED_FIT
+    assert not scorer.defined_by("killed", place)
+    assert not scorer.defined_by("blood", cause)  # a noun too and not inflected: read as the noun
+    question = "What killed the father of Orla Fenwick?"
+    for method in ("care", "vog"):
+        answer = invented.answer(question, method=method, agents="offline")
+        assert exact_match(answer.answer, ["fever"]), (method, answer.answer)
+        assert answer.status == "answered", (method, answer.status, answer.why)

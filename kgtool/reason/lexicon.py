@@ -205,6 +205,13 @@ class Lexicon:
         A compound is read with its head ("chief executive": an executive)."""
         return _cached_says_doer(self, verb.strip().lower(), noun.strip().lower())
 
+    def verb_definition(self, word: str) -> frozenset[str]:
+        """The content stems of the definition of the verb's most frequent sense, each word of it with
+        the nouns WordNet derives from that word's own first verb sense ("killed": "cause to die" ->
+        cause, die, death, ...). Empty when the word is no inflected verb and is a noun too ("blood",
+        "school"): a word read as a noun says its noun senses, not this one."""
+        return _cached_verb_definition(self, word.strip().lower())
+
     def _pointers(self, offset: int, pos: str) -> list[tuple[str, int, str]]:
         """(symbol, target offset, target part of speech) of a synset's pointers (wndb(5WN))."""
         parts = self._parts(pos)
@@ -341,6 +348,32 @@ def _cached_says_doer(lex: Lexicon, verb: str, noun: str) -> bool:
                for w in lex._synset_words(t, "n")):
             return True
     return False
+
+
+@lru_cache(maxsize=16384)
+def _cached_verb_definition(lex: Lexicon, word: str) -> frozenset[str]:
+    base = lex.verb_base(word)
+    if base == word and lex.sense_count(word, "n"):
+        return frozenset()
+    first = _first_verb_sense(lex, base)
+    if first is None:
+        return frozenset()
+    gloss = lex._synset_gloss(first, "v")
+    out = _stems(gloss)
+    for said in gloss.split():
+        sense = _first_verb_sense(lex, lex.verb_base(said))
+        for symbol, target, pos in lex._pointers(sense, "v") if sense is not None else ():
+            if symbol == "+" and pos == "n":
+                out |= {stem for noun in lex._synset_words(target, "n") for stem in _stems(noun)}
+    return frozenset(out)
+
+
+def _first_verb_sense(lex: Lexicon, verb: str) -> int | None:
+    for lemma in _lemma_forms(verb, "v"):
+        found = lex._offsets(lemma, "v")
+        if found:
+            return found[0]
+    return None
 
 
 def _stems(text: str) -> set[str]:

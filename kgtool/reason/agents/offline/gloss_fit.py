@@ -40,7 +40,7 @@ class GlossScorer(PhraseScorer):
         base = super().score(phrase, prof, parts=parts)
         if base >= DEFINED_FIT or self.lexicon is None:
             return base
-        if self.defines(phrase, prof):
+        if self.defines(phrase, prof) or self.defined_by(phrase, prof):
             return DEFINED_FIT
         if base < VERB_SENSE_FIT and self.verb_sense_defines(phrase, prof):
             return VERB_SENSE_FIT
@@ -88,6 +88,21 @@ class GlossScorer(PhraseScorer):
                 self._defined.clear()
             self._defined[key] = found
         return found
+
+    def defined_by(self, phrase: str, prof: RelationProfile) -> bool:
+        """The other way round from `defines`: a phrase of one verb whose own definition says every content
+        word of a relation's label of two words or more ("what killed T": to kill is "to cause to die",
+        and "cause of death" is said there, death being the noun of dying; "place of death" is not).
+        One label word is too little, as one phrase word is for `defines`."""
+        words = self._stems(phrase)
+        if len(words) != 1:
+            return False
+        label = content_stems(prof.label or "")
+        if len(set(label)) < 2:
+            return False
+        said = self.lexicon.verb_definition(next(tok.text for tok in tokenize(phrase)
+                                                 if tok.content and tok.text.lower() not in _GENERIC))
+        return bool(said) and all(any(stems_match(w, s) for s in said) for w in label)
 
     def _stems(self, text: str) -> list[str]:
         out = []
