@@ -373,6 +373,21 @@ def test_a_phrase_another_relation_fits_better_beside_a_last_hop_no_phrase_asks_
     assert got.status == "unverified" and "the graph's 'head of state' may" in got.reason
 
 
+def test_a_phrase_two_relations_of_the_entity_answer_alike_is_a_doubt_and_one_it_lacks_is_not():
+    from kgtool.reason.explains import ReadingGaps
+
+    # "the country of T" read as where T lives: T also has a nationality, which the phrase may mean
+    plan = Plan(["a"], topic="Odile Vrask", topic_id="odile vrask", relations=["r1"])
+    chain = [stated_hop(1, "Odile Vrask", "location", "Lurr")]
+    found = ReadingGaps(rivals=[("country", "location", "nationality", "Odile Vrask")], explained=["country"])
+    got = settle("answered", "Lurr", chain, plan,
+                 reading_gaps=lambda: gaps_of(found, {}, {"nationality": {"odile vrask"}}))
+    assert got.status == "unverified" and "'country' may name 'nationality'" in got.reason
+    # she has no nationality in the graph: the one reading it answers stands
+    got = settle("answered", "Lurr", chain, plan, reading_gaps=lambda: gaps_of(found, {}, {"nationality": set()}))
+    assert got.status == "answered"
+
+
 def test_a_relation_the_hop_took_backwards_is_lacking_when_the_entity_has_none_the_way_the_question_names_it():
     from kgtool.reason.explains import ReadingGaps
 

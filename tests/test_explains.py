@@ -488,3 +488,30 @@ def test_a_noun_one_wordnet_level_from_the_hops_relation_names_it(scorer, matche
     check = reading_check(scorer, matcher, {"rel:province": ["province"], "rel:mayor": ["mayor"]})
     q = "What is the area of Tarnwick?"
     assert "area" in check.check(reading(q, "Tarnwick"), [hop(1, "province")]).unexplained
+
+
+def test_a_relation_fitting_a_phrase_nearly_as_well_as_the_hop_is_a_second_reading(scorer, matcher):  # noqa: F811
+    """"the country of T" fits `location` and `nationality` within the rival margin: two readings, whichever
+    the chain took; "the spouse of T" has one."""
+    check = reading_check(scorer, matcher, {"rel:location": ["location"], "rel:nationality": ["nationality"],
+                                            "rel:spouse": ["spouse"]})
+    q = "What is the country of Ysolde Marrin?"
+    gaps = check.check(reading(q, "Ysolde Marrin"), [hop(1, "location")])
+    assert gaps.rivals == [("country", "location", "nationality", "E1")] and gaps.reasons() == []
+    gaps = check.check(reading(q, "Ysolde Marrin"), [hop(1, "nationality")])
+    assert [r[2] for r in gaps.rivals] == ["location"]
+    q = "Who is the spouse of Ysolde Marrin?"
+    assert check.check(reading(q, "Ysolde Marrin"), [hop(1, "spouse")]).rivals == []
+    # phrases that name one hop together ("cause" and "death" when the possessive splits "cause of death")
+    # are not two readings, nor is a relation the chain takes at another hop
+    check = reading_check(scorer, matcher, {"rel:cause of death": ["cause of death"],
+                                            "rel:place of death": ["place of death"], "rel:father": ["father"]})
+    q = "what is the cause of death of Ysolde Marrin 's dad ?"
+    assert [s.text for s in reading(q, "Ysolde Marrin").segments] == ["dad", "death", "cause"]
+    assert check.check(reading(q, "Ysolde Marrin"), [hop(1, "father"), hop(2, "cause of death")]).rivals == []
+    check = reading_check(scorer, matcher, {"rel:location": ["location"], "rel:nationality": ["nationality"],
+                                            "rel:spouse": ["spouse"]})
+    q = "What is the country of Ysolde Marrin?"
+    assert check.check(reading(q, "Ysolde Marrin"), [hop(1, "nationality", "in"), hop(2, "location")]).rivals == []
+    check.rival_margin = 0.0  # off
+    assert check.check(reading("What is the country of Ysolde Marrin?", "Ysolde Marrin"), [hop(1, "location")]).rivals == []

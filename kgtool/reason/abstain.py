@@ -172,6 +172,10 @@ def reading_lacks(gaps, left: Sequence[str], chain=(), settings: OfflineConfig =
             lacks.append(f"the graph has no {relation!r} of {entity} (the question's {phrase!r})")
         else:
             doubts.append(f"{phrase!r} names the relation {relation!r} better than the chain's hop does")
+    for phrase, relation, rival, entity in (found.rivals if found is not None else []):
+        # two readings of one phrase, and the graph can answer both of the entity: the answer is one of two
+        if holds(rival, entity):
+            doubts.append(f"{phrase!r} may name {rival!r} as well as the chain's {relation!r}, and {entity} has both")
     for phrase, relation, entity, as_subject in (found.converse if found is not None else []):
         # "the son of T" answered with T's own father: the question asks for a fact with T as the father;
         # "who gave birth to T" answered with T's child: it asks for T's own mother

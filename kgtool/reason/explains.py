@@ -60,7 +60,9 @@ from kgtool.reason.offline_config import OFFLINE
 # explains a text" (Thresholds.fit, the `offline_fit` setting), which chain_gaps reads from the settings
 EXPLAINS = OFFLINE.fit
 MARGIN = OFFLINE.explains_margin  # another relation of the graph explaining the phrase better than this names it instead
+RIVAL_MARGIN = OFFLINE.rival_margin  # another relation explaining the phrase within this of the hop is a second reading
 NAMES_NOTHING = OFFLINE.names_nothing  # a hop fitting every phrase below this is a link the question does not name
+SAME_RELATION = OFFLINE.same_relation  # two relations this alike are one (CARE's delta_rel)
 REVERSE_FACTOR = OFFLINE.reverse_factor  # a relation read against its direction (Thresholds.reverse_factor)
 PASSAGE_HOP = "passage-step:"  # the fact id of a hop a passage answered (it has no fact)
 # WordNet hypernym levels between a phrase's noun and a relation's noun that still name one relation: at one
@@ -86,6 +88,9 @@ class ReadingGaps:
     # other way round ("the son of T" at T's own `father`; "who gave birth to T" at T's child's `mother`): it asks
     # for a fact with the entity as its subject (as_subject) or its object
     converse: list[tuple[str, str, str, bool]] = field(default_factory=list)
+    # (phrase, the hop's relation, another relation fitting the phrase nearly as well, the hop's entity): two
+    # readings of one phrase; abstain.reading_lacks doubts the answer when that entity has both relations
+    rivals: list[tuple[str, str, str, str]] = field(default_factory=list)
     weak_answer: str | None = None  # the relation of the last hop, when no phrase explains it
     explained: list[str] = field(default_factory=list)  # phrases some hop explains at the bar
 
@@ -146,7 +151,7 @@ class ReadingCheck:
 
     def __init__(self, scorer: PhraseScorer, profile_of: Callable[[str, str], RelationProfile],
                  vocabulary: RelationVocabulary | None = None, *, explains: float = EXPLAINS,
-                 margin: float = MARGIN, names_nothing: float = NAMES_NOTHING,
+                 margin: float = MARGIN, rival_margin: float = RIVAL_MARGIN, names_nothing: float = NAMES_NOTHING,
                  reverse_factor: float = REVERSE_FACTOR,
                  kin: Callable[[CandidateFact, str], bool] | None = None):
         self.scorer = scorer
@@ -157,6 +162,7 @@ class ReadingCheck:
         self.vocabulary = vocabulary
         self.explains = explains
         self.margin = margin
+        self.rival_margin = rival_margin
         self.names_nothing = names_nothing
         self.reverse_factor = reverse_factor
 
@@ -214,6 +220,13 @@ class ReadingCheck:
                 same = named == _key(taken) or relation_words(named) == relation_words(taken.relation)
                 forwards = same and taken.direction == "in" and taken is facts[0] and _said_of_topic(seg, reading)
                 gaps.named_forward.append(True if forwards else None)
+                continue
+            rival = self._rival(texts[seg], best, taken, facts, shared=any(
+                o is not seg and not o.optional and max(fits[o]) >= self.explains and
+                fits[o].index(max(fits[o])) == fits[seg].index(best) for o in segments))
+            if rival is not None:
+                gaps.rivals.append((seg.text, taken.relation or _key(taken), rival,
+                                    taken.tail if taken.direction == "in" else taken.head))
         extra = self._clause_verbs(reading, segments, hops, fits, gaps)
         gaps.unnamed_hops = self._unnamed([*segments, *extra], {**fits, **extra}, len(hops))
         for seg, (label, h) in turned.items():
@@ -513,6 +526,33 @@ class ReadingCheck:
             phrases = self.vocabulary.phrases.get(key) or [key]
             prof = self.profile_of(key, phrases[0])
             if self.scorer.score(text, prof) >= better and (self.kin is None or self.kin(hop, key)):
+                return prof.label or key
+        return None
+
+
+    def _rival(self, text: str, fit: float, hop: CandidateFact, facts: Sequence[CandidateFact], *,
+               shared: bool) -> str | None:
+        """The label of another relation of the hop's part of the graph that explains the phrase at the bar and
+        within `rival_margin` of `fit` (the chain's best hop for it), if any: "the country of T" read as where
+        T lives or as T's nationality. Not a second reading: a relation as alike as CARE's delta_rel counts one,
+        a relation the chain takes at another hop (the phrase's words spread over two hops: "the sport coached
+        by" at the coach's sport), or any relation when another phrase explains this hop best too (the phrases
+        name it together: "cause" and "death")."""
+        if self.vocabulary is None or fit >= EXACT or self.rival_margin <= 0 or shared:
+            return None
+        chain = {_key(f) for f in facts}
+        taken = self.profile_of(_key(hop), hop.relation or "")
+        matcher = self.scorer.matcher
+        vectors = self.scorer.vectors(text)
+        for key in self.vocabulary.candidates(text, vectors):
+            if key in chain:
+                continue
+            phrases = self.vocabulary.phrases.get(key) or [key]
+            prof = self.profile_of(key, phrases[0])
+            if self.scorer.score(text, prof) >= max(self.explains, fit - self.rival_margin) and \
+                    matcher.relation_similarity(prof, taken) < SAME_RELATION and \
+                    relation_words(prof.label or key) != relation_words(hop.relation) and \
+                    (self.kin is None or self.kin(hop, key)):
                 return prof.label or key
         return None
 

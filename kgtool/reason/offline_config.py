@@ -112,6 +112,10 @@ class OfflineConfig(PartConfig):
     # -- the status rule's reading check (explains) --
     explains_margin: float = setting(0.1, "another relation of the graph explaining a phrase better than this names it "
                                           "instead. " + _HAND + "227960a")
+    rival_margin: float = setting(0.1, "another relation explaining a phrase within this of the chain's hop, which "
+                                       "the hop's entity also has, leaves the answer in doubt (two readings the graph "
+                                       "answers). Hand-set to explains_margin's value (227960a), the other side of "
+                                       "one comparison.")
     names_nothing: float = setting(0.05, "a hop fitting every phrase below this is a link the question does not "
                                          "name. " + _HAND + "227960a")
     exact_fit: float = setting(0.999, "the fit of a phrase to the relation it names outright (its label, a phrasing "
