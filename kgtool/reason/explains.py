@@ -521,14 +521,16 @@ class ReadingCheck:
         # a near fit (a synonym's, 0.9 and up) still gives way to a relation the phrase names outright:
         # "ethnicity" fits "nationality" closely, but the graph has an "ethnicity" relation
         better = fit + self.margin if fit < 1.0 - self.margin else EXACT
-        vectors = self.scorer.vectors(text)
-        for key in self.vocabulary.candidates(text, vectors):
-            phrases = self.vocabulary.phrases.get(key) or [key]
-            prof = self.profile_of(key, phrases[0])
+        for key, prof in self._relations_near(text):
             if self.scorer.score(text, prof) >= better and (self.kin is None or self.kin(hop, key)):
                 return prof.label or key
         return None
 
+    def _relations_near(self, text: str):
+        """(key, profile) of the graph's relations the vocabulary finds near the phrase, nearest first."""
+        for key in self.vocabulary.candidates(text, self.scorer.vectors(text)):
+            phrases = self.vocabulary.phrases.get(key) or [key]
+            yield key, self.profile_of(key, phrases[0])
 
     def _rival(self, text: str, fit: float, hop: CandidateFact, facts: Sequence[CandidateFact], *,
                shared: bool) -> str | None:
@@ -543,13 +545,8 @@ class ReadingCheck:
         chain = {_key(f) for f in facts}
         taken = self.profile_of(_key(hop), hop.relation or "")
         matcher = self.scorer.matcher
-        vectors = self.scorer.vectors(text)
-        for key in self.vocabulary.candidates(text, vectors):
-            if key in chain:
-                continue
-            phrases = self.vocabulary.phrases.get(key) or [key]
-            prof = self.profile_of(key, phrases[0])
-            if self.scorer.score(text, prof) >= max(self.explains, fit - self.rival_margin) and \
+        for key, prof in self._relations_near(text):
+            if key not in chain and self.scorer.score(text, prof) >= max(self.explains, fit - self.rival_margin) and \
                     matcher.relation_similarity(prof, taken) < SAME_RELATION and \
                     relation_words(prof.label or key) != relation_words(hop.relation) and \
                     (self.kin is None or self.kin(hop, key)):
