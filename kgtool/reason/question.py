@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.reading.words import (
     AUXILIARIES, BE_FINITE as _BE, DETERMINERS, DO_FORMS as _DO, FREE_RELATIVES as _FREE_RELATIVES, FUNCTION_WORDS,
-    IRREGULAR_PARTICIPLES, PREPOSITIONS, PRONOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS, WHICH_WHAT,
+    GENERIC_NOUNS, IRREGULAR_PARTICIPLES, PREPOSITIONS, PRONOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS, WHICH_WHAT,
 )
 
 # words keep inner hyphens, slashes and dots ("director/manager", "S.p.A"); "'s" is a word of its own
@@ -36,8 +36,6 @@ _WORD = re.compile(r"[’']s\b|\w+(?:[-/.]\w+)*|[^\w\s]", re.UNICODE)
 
 # imperative openings of a request ("Name the ...", "Tell me ...")
 IMPERATIVES = frozenset("name tell give list identify find show".split())
-# heads that name no relation of their own ("the person who ...", "the one that ...")
-GENERIC_NOUNS = frozenset("person one people someone somebody man woman individual thing entity".split())
 # nouns that name the answer itself rather than a relation ("the name of ...")
 _NAMING = frozenset("name names title".split())
 _PLACE_WORDS = {"where": "place", "who": "person", "whom": "person", "when": "time"}

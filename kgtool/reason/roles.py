@@ -35,13 +35,11 @@ from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES, Lexicon
 from kgtool.reason.question import AUXILIARIES, FUNCTION_WORDS, PREPOSITIONS, Segment
 from kgtool.reason.reading.words import (
     ADVERBIAL_RELATIVES as _ADVERBIAL, ARTICLES as _ARTICLES, BE_FORMS as _BE, CLAUSE_CLOSERS, DETERMINERS,
-    DO_FORMS as _DO, NOUN_WH, OBJECT_WH, PERSON_MARKERS as _PERSON_MARKERS,
+    DO_FORMS as _DO, GENERIC_PERSONS as _PERSON_NOUNS, NOUN_WH, OBJECT_WH, PERSON_MARKERS as _PERSON_MARKERS,
     IRREGULAR_PARTICIPLES, PLACE_PREPOSITIONS as _PLACE_PREPOSITIONS, SUBJECT_MARKERS as _SUBJECT_MARKERS,
 )
 
 AGENT, PATIENT, OBLIQUE = "agent", "patient", "oblique"
-# heads that make a phrase's answer a person ("the person who ...", "which man ...")
-_PERSON_NOUNS = frozenset("person people someone somebody man woman individual".split())
 # verbs whose two sides do the same to each other ("a married b" is "b married a"): a relationship type
 # named by one does not make its head the doer (a closed class of English)
 _RECIPROCAL = frozenset(

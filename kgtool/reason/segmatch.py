@@ -24,14 +24,14 @@ from kgtool.core.text import content_stems, stems_match
 from kgtool.reason.lexicon import Lexicon
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 from kgtool.reason.offline_config import OFFLINE
+from kgtool.reason.reading.words import INDEFINITE_HEADS
 
 SYNONYM_WEIGHT = OFFLINE.synonym_weight  # a synonym's match counts for this much of the phrase's own
 WORD_WEIGHT = OFFLINE.word_weight  # one word of a longer phrase, matched alone
 MAX_SYNONYMS = 4  # per word or phrase, most frequent senses first
 GLOSS_WEIGHT = OFFLINE.gloss_weight  # a phrase matching the definition of a relation's label, rather than its words
 # heads of relative clauses that name no relation ("the person who founded ...")
-_GENERIC_HEADS = frozenset("person one people someone somebody thing entity who whom whoever which what where "
-                           "that".split())
+_GENERIC_HEADS = INDEFINITE_HEADS | frozenset("who whom whoever which what where that".split())
 
 
 class PhraseScorer:

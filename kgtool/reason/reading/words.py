@@ -20,6 +20,11 @@ RELATIVE_PRONOUNS = frozenset("who whom whose which that where".split())
 FREE_RELATIVES = frozenset("whoever whomever whatever whichever".split())  # a noun phrase of their own
 SUBJECT_MARKERS = frozenset("who that which whoever whichever whatever".split())
 PERSON_MARKERS = frozenset("who whom whoever".split())
+# heads that name no kind of their own beyond "someone" or "something" ("the person who ...", "the one that ...")
+INDEFINITE_HEADS = frozenset("person one people someone somebody thing entity".split())
+GENERIC_NOUNS = INDEFINITE_HEADS | frozenset("man woman individual".split())
+# of those, the ones that make the answer a person ("which man ...", "someone who ...")
+GENERIC_PERSONS = GENERIC_NOUNS - frozenset("one thing entity".split())
 ADVERBIAL_RELATIVES = frozenset("where when whence wherever".split())  # relative words that are not an argument
 CLAUSE_CLOSERS = frozenset("which what whom".split())  # a relative clause's words end before these
 OBJECT_WH = frozenset("what whom".split())  # wh-words that stand for an object after a preposition

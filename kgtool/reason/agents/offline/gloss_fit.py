@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from kgtool.core.text import content_stems, light_stem, stems_match, tokenize
 from kgtool.reason.lexicon import LIGHT_VERB_SENSES, VERB_SENSES, Lexicon
-from kgtool.reason.question import GENERIC_NOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS
+from kgtool.reason.reading.words import GENERIC_NOUNS, QUESTION_WORDS, RELATIVE_PRONOUNS
 from kgtool.reason.relmatch import RelationMatcher, RelationProfile
 from kgtool.reason.segmatch import PhraseScorer
 from kgtool.reason.offline_config import OFFLINE
