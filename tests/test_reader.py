@@ -126,6 +126,9 @@ def test_a_statement_ending_in_its_question_word_asks_that():
     ("What is Ada Rook known for?", "", "entity"),
     ("The hall is in a university located in what French city?", "city", "place"),
     ("Which Danish heavy metal band released the album?", "heavy metal", "entity"),
+    # a word that is also an adjective ("continent": self-restrained) before an auxiliary is still the noun
+    ("Which continent is Vesta located in?", "continent", "place"),
+    ("For which firm does Ada Rook work?", "firm", "entity"),
 ])
 def test_answer_form_reads_the_noun_the_answer_is_asked_by(question, noun, kind):
     form = answer_form(question)

@@ -223,7 +223,9 @@ def asked_noun(after: list[str]) -> str:
             phrase = "_".join(toks[:n])
             if len(toks) >= n and lexicon.sense_count(phrase, "n"):
                 return phrase.replace("_", " ")
-        if len(toks) > 1 and lexicon.glosses(toks[0], pos="a") and lexicon.sense_count(_singular(toks[1]), "n"):
+        # an auxiliary after the word is no noun it qualifies ("which continent does", "which city is")
+        if len(toks) > 1 and toks[1] not in _AUX and lexicon.glosses(toks[0], pos="a") \
+                and lexicon.sense_count(_singular(toks[1]), "n"):
             toks = toks[1:]  # "what Australian city", "which Danish heavy metal band": adjectives before the noun
         else:
             break
