@@ -58,6 +58,12 @@ class AnswerForm:
     def wants_name(self) -> bool:
         return self.kind in ("person", "place", "entity", "choice")
 
+    @property
+    def compares(self) -> bool:
+        """A yes/no question or a choice between the options it names: decided from what the evidence says of
+        the things it names, not found as a name of its own."""
+        return self.kind in ("yesno", "choice")
+
 
 def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text or "")

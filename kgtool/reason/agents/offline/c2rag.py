@@ -81,7 +81,7 @@ class OfflineConstraintPlanner:
 
     def plan(self, question: str, variants: int = 3) -> ConstraintPlan:
         form = analysed(question).form
-        if form.kind in ("yesno", "choice"):
+        if form.compares:
             compared = self._compared(question, form)
             if compared is not None:
                 return compared
@@ -283,7 +283,7 @@ class OfflineReader:
         weights = [max(p.score or 0.0, 1.0 / (i + 2)) for i, p in enumerate(passages)]
         form = _unknown_form(constraint, constraint_text)
         asked_form = analysed(question).form
-        if (constraint.relation == question and form.kind == "entity" and asked_form.kind not in ("yesno", "choice")
+        if (constraint.relation == question and form.kind == "entity" and not asked_form.compares
                 or asked_form.kind in _TYPED and form.kind == asked_form.kind and not form.noun):
             # the answer itself (asked of the chain's end, or the placeholder the plan typed by the question's
             # form): the question's form types it, with the noun it asks by ("what mountain range")
@@ -304,7 +304,7 @@ class OfflineReader:
         sentence puts forward for the question is a bridge at best, not the answer.
         """
         form = analysed(question).form
-        if form.kind in ("yesno", "choice"):
+        if form.compares:
             if not self._alternative_of_one(question, form):
                 return compare_answer(question, form, blocks)
             form = AnswerForm("entity")  # "is X's husband a man or a woman?": the chain's value is the answer

@@ -54,7 +54,7 @@ def read_answer(reader: TextReader, reranker, retrieve: Callable[[str, int], lis
     binding confirmed or replaced (see the module docstring). reranker: C2RAG's offline reranker
     (kgtool.reason.agents.offline.c2rag_rerank.build_reranker(services, "offline"))."""
     form = analysed(question).form
-    if form.kind in ("yesno", "choice"):
+    if form.compares:
         answer, hits, pid = text_answer(reader, retrieve, question, link_mentions, anchor=topic, chain=chain)
         return Reading(answer, hits, pid)
     pool = retrieve(f"{topic} {question}" if topic else question, POOL)

@@ -167,7 +167,7 @@ def text_answer(reader: TextReader, retrieve: Callable[[str, int], list[PassageH
     the question with the chain's last binding (`anchor`), which is then known, not an answer.
     """
     form = analysed(question).form
-    if form.kind in ("yesno", "choice"):
+    if form.compares:
         names = list(form.options) if form.kind == "choice" else named_in(question, link_mentions)
         if len(names) >= 2:
             evidence, read = [], []
