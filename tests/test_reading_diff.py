@@ -15,7 +15,8 @@ def _module():
 
 def test_a_dump_reads_every_question_and_a_comparison_names_what_moved(monkeypatch, capsys):
     diff = _module()
-    monkeypatch.setattr(diff, "_question_files", lambda: [("qa", REPO / "tests" / "data" / "roles" / "questions.jsonl")])
+    roles = REPO / "tests" / "data" / "roles" / "questions.jsonl"
+    monkeypatch.setattr(diff, "_question_files", lambda: [("qa", roles)])
     before = diff.dump(REPO)
     assert before and all(r["topics"] for r in before.values())
     question = next(q for q, r in before.items() if any(t["phrases"] for t in r["topics"].values()))

@@ -60,7 +60,7 @@ from kgtool.reason.offline_config import OFFLINE
 # explains a text" (Thresholds.fit, the `offline_fit` setting), which chain_gaps reads from the settings
 EXPLAINS = OFFLINE.fit
 MARGIN = OFFLINE.explains_margin  # another relation of the graph explaining the phrase better than this names it instead
-RIVAL_MARGIN = OFFLINE.rival_margin  # another relation explaining the phrase within this of the hop is a second reading
+RIVAL_MARGIN = OFFLINE.rival_margin  # another relation fitting the phrase within this of the hop: a second reading
 NAMES_NOTHING = OFFLINE.names_nothing  # a hop fitting every phrase below this is a link the question does not name
 SAME_RELATION = OFFLINE.same_relation  # two relations this alike are one (CARE's delta_rel)
 REVERSE_FACTOR = OFFLINE.reverse_factor  # a relation read against its direction (Thresholds.reverse_factor)
@@ -208,25 +208,27 @@ class ReadingCheck:
                     if _said_of_topic(seg, reading):
                         gaps.of_topic.append(seg.text)
                 continue
-            if facts[fits[seg].index(best)].fact_id.startswith(PASSAGE_HOP):
+            at = fits[seg].index(best)
+            if facts[at].fact_id.startswith(PASSAGE_HOP):
                 continue  # a passage answered what this phrase asks: no relation of the graph to compare
-            taken = facts[fits[seg].index(best)]
+            taken = facts[at]
+            stands_on = taken.tail if taken.direction == "in" else taken.head  # the head, or the tail read backwards
             named = self._named_instead(texts[seg], best, taken)
-            if named is not None:  # of the entity the hop stands on: the head, or the tail read backwards
+            if named is not None:
                 gaps.named_elsewhere.append((seg.text, named))
-                gaps.named_of.append(taken.tail if taken.direction == "in" else taken.head)
+                gaps.named_of.append(stands_on)
                 # "T's father", "the father of T": the phrase names the relation read forwards from the topic T;
                 # the first hop took that very relation backwards (to T's child)
                 same = named == _key(taken) or relation_words(named) == relation_words(taken.relation)
                 forwards = same and taken.direction == "in" and taken is facts[0] and _said_of_topic(seg, reading)
                 gaps.named_forward.append(True if forwards else None)
                 continue
-            rival = self._rival(texts[seg], best, taken, facts, shared=any(
-                o is not seg and not o.optional and max(fits[o]) >= self.explains and
-                fits[o].index(max(fits[o])) == fits[seg].index(best) for o in segments))
+            # phrases explained best by one hop name it together ("cause" and "death"): no second reading
+            shared = any(o is not seg and not o.optional and max(fits[o]) >= self.explains
+                         and fits[o].index(max(fits[o])) == at for o in segments)
+            rival = None if shared else self._rival(texts[seg], best, taken, facts)
             if rival is not None:
-                gaps.rivals.append((seg.text, taken.relation or _key(taken), rival,
-                                    taken.tail if taken.direction == "in" else taken.head))
+                gaps.rivals.append((seg.text, taken.relation or _key(taken), rival, stands_on))
         extra = self._clause_verbs(reading, segments, hops, fits, gaps)
         gaps.unnamed_hops = self._unnamed([*segments, *extra], {**fits, **extra}, len(hops))
         for seg, (label, h) in turned.items():
@@ -532,15 +534,13 @@ class ReadingCheck:
             phrases = self.vocabulary.phrases.get(key) or [key]
             yield key, self.profile_of(key, phrases[0])
 
-    def _rival(self, text: str, fit: float, hop: CandidateFact, facts: Sequence[CandidateFact], *,
-               shared: bool) -> str | None:
+    def _rival(self, text: str, fit: float, hop: CandidateFact, facts: Sequence[CandidateFact]) -> str | None:
         """The label of another relation of the hop's part of the graph that explains the phrase at the bar and
         within `rival_margin` of `fit` (the chain's best hop for it), if any: "the country of T" read as where
         T lives or as T's nationality. Not a second reading: a relation as alike as CARE's delta_rel counts one,
         a relation the chain takes at another hop (the phrase's words spread over two hops: "the sport coached
-        by" at the coach's sport), or any relation when another phrase explains this hop best too (the phrases
-        name it together: "cause" and "death")."""
-        if self.vocabulary is None or fit >= EXACT or self.rival_margin <= 0 or shared:
+        by" at the coach's sport). (A hop several phrases name together is left out by the caller.)"""
+        if self.vocabulary is None or fit >= EXACT or self.rival_margin <= 0:
             return None
         chain = {_key(f) for f in facts}
         taken = self.profile_of(_key(hop), hop.relation or "")
