@@ -16,7 +16,8 @@ knob the sets do not move stays where it was set.
 Search: coordinate-wise over a small grid, one knob at a time, each from the values fitted before it.
 Each set is ingested once into a store of its own (bench/dev_sets.py's sets and layout); every grid
 point is one `kgtool eval` of that store in a fresh process with KGTOOL_OFFLINE_CONFIG set, which is
-how kgtool.reason.offline_config reads a value once per process.
+how kgtool.reason.offline_config reads a value once per process; one knob's points run in one server
+start per store.
 
 Only development sets are fitted on: a held-out set (paraphrase_heldout, the handwritten_text sets) is
 refused, so no value can come from a set that is then reported as held out.
@@ -102,10 +103,11 @@ class Stores:
     def _cli(self) -> list[str]:
         return [sys.executable, "-m", "kgtool.cli"]
 
-    def run(self, values: dict, method: str) -> list[dict]:
-        """Every set's per-method summaries with `values` over the defaults; the stores start one at a time
-        (one server running at once) and are ingested on their first use."""
-        out = []
+    def run(self, points: list[dict], method: str) -> list[list[dict]]:
+        """Every set's per-method summaries for each point (values over the defaults). The stores start one
+        at a time (one server running at once), each once for all the points, and are ingested on their
+        first use: a server start costs about as much as one set's evaluation."""
+        out: list[list[dict]] = [[] for _ in points]
         for name, home, env, evals in self.stores:
             kind, source, _ = self.dev.SETS[name]
             self.dev._run(self._cli() + ["db", "start"], env, self.log)
@@ -113,12 +115,14 @@ class Stores:
                 if not (home / ".ingested").exists():
                     self.dev._run(self._cli() + ["ingest", kind, str(source)], env, self.log)
                     (home / ".ingested").touch()
-                run_env = {**env, "KGTOOL_OFFLINE_CONFIG": json.dumps(values)}
-                for how, path in evals:
-                    report = home / f"{path.stem}.json"
-                    self.dev._run(self._cli() + ["eval", how, str(path), "--method", method, "--agents", "offline",
-                                                 "--workers", "1", "--json", str(report)], run_env, self.log)
-                    out.extend(self.dev._summary(json.loads(report.read_text())).values())
+                for summaries, values in zip(out, points):
+                    run_env = {**env, "KGTOOL_OFFLINE_CONFIG": json.dumps(values)}
+                    for how, path in evals:
+                        report = home / f"{path.stem}.json"
+                        self.dev._run(self._cli() + ["eval", how, str(path), "--method", method, "--agents",
+                                                     "offline", "--workers", "1", "--json", str(report)],
+                                      run_env, self.log)
+                        summaries.extend(self.dev._summary(json.loads(report.read_text())).values())
             finally:
                 subprocess.run(self._cli() + ["db", "stop"], env=env, capture_output=True)
         return out
@@ -142,17 +146,16 @@ def fit(stores: Stores, grid: dict[str, list[float]], method: str, log, objectiv
 
     defaults = OfflineConfig()
     fitted: dict[str, float] = {}
-    base = score(stores.run({}, method), objective)
+    base = score(stores.run([{}], method)[0], objective)
     log(f"defaults: {_keys(objective, base)}")
     tried = {"defaults": base, "knobs": {}}
     best = base
     for knob, values in grid.items():
         default = getattr(defaults, knob)
         rows = {default: best}
-        for value in values:
-            if value == default:
-                continue
-            rows[value] = score(stores.run({**fitted, knob: value}, method), objective)
+        tries = [value for value in values if value != default]
+        for value, summaries in zip(tries, stores.run([{**fitted, knob: value} for value in tries], method)):
+            rows[value] = score(summaries, objective)
             log(f"  {knob} = {value}: {_keys(objective, rows[value])}")
         winner = max(rows, key=lambda v: (rows[v], v == default))  # a tie keeps the hand-set value
         if winner != default and rows[winner] > best:

@@ -155,3 +155,36 @@ def test_the_fit_refuses_a_held_out_set():
     out = subprocess.run([sys.executable, str(REPO / "bench" / "fit_offline.py"), "--sets", "status,paraphrase_heldout"],
                          env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
     assert out.returncode != 0 and "paraphrase_heldout is held out" in out.stderr
+
+
+class _ScoredStores:
+    """Stands in for fit_offline.Stores (which evaluates real stores) to check the search itself: the
+    share of right answers is a function of the values tried."""
+
+    def __init__(self, right_share):
+        self.right_share, self.calls = right_share, []
+
+    def run(self, points, method):
+        self.calls.append(points)
+        out = []
+        for values in points:
+            right = round(10 * self.right_share(values))
+            rows = [{"em": i < right, "status": "answered" if i < right else "no_answer", "answerable": True}
+                    for i in range(10)]
+            out.append([{"results": rows}])
+        return out
+
+
+def test_the_fit_moves_a_knob_only_on_a_strictly_better_score_and_tries_each_knob_in_one_pass():
+    fit = _bench_script("fit_offline")
+    default = OfflineConfig()
+    # planner_hop_cost: higher is better; selector_margin: every value scores the same
+    stores = _ScoredStores(lambda v: 0.5 + v.get("planner_hop_cost", default.planner_hop_cost) - 0.35)
+    result = fit.fit(stores, {"planner_hop_cost": [0.25, 0.35, 0.45], "selector_margin": [0.1, 0.2]}, "care",
+                     lambda msg: None)
+    assert result["fitted"] == {"planner_hop_cost": 0.45}  # the tie keeps selector_margin's default
+    assert result["after"] > result["before"]
+    # the defaults once, then one run per knob holding all its other values, each from the values fitted before
+    assert stores.calls == [[{}], [{"planner_hop_cost": 0.25}, {"planner_hop_cost": 0.45}],
+                            [{"planner_hop_cost": 0.45, "selector_margin": 0.1},
+                             {"planner_hop_cost": 0.45, "selector_margin": 0.2}]]
