@@ -515,3 +515,22 @@ def test_a_relation_fitting_a_phrase_nearly_as_well_as_the_hop_is_a_second_readi
     assert check.check(reading(q, "Ysolde Marrin"), [hop(1, "nationality", "in"), hop(2, "location")]).rivals == []
     check.rival_margin = 0.0  # off
     assert check.check(reading("What is the country of Ysolde Marrin?", "Ysolde Marrin"), [hop(1, "location")]).rivals == []
+
+
+def test_a_one_phrase_question_read_the_other_way_round_asks_its_relation_of_the_topic(scorer, matcher):  # noqa: F811
+    """"Who founded T?" answered with the company someone T leads founded (a link no phrase names, then
+    `founder` from its tail), or "Who did T found?" with T's own founder: the one phrase is said of T, so the
+    check lists the relation asked of T, on the side the phrase reads (T as the subject of `founder` in the
+    first, its object in the second). A phrase asking where or when asks for neither side; a chain that
+    reaches the hop through a phrase of its own has the relation said of another entity."""
+    check = reading_check(scorer, matcher, {"rel:founder": ["founder"], "rel:head of government":
+                                            ["head of government"], "rel:employer": ["employer"]})
+    detour = [hop(1, "head of government"), hop(2, "founder", "in")]
+    gaps = check.check(reading("Who founded Orvell?", "Orvell"), detour)
+    assert gaps.unnamed_hops == [1, 2]
+    assert gaps.converse == [("Who founded", "founder", "E1", True)]
+    gaps = check.check(reading("Who did Orvell Works found?", "Orvell Works"), [hop(1, "founder")])
+    assert gaps.converse == [("Who did found", "founder", "E1", False)]
+    assert check.check(reading("Where was Orvell Works founded?", "Orvell Works"), [hop(1, "founder")]).converse == []
+    two = check.check(reading("Who founded the employer of Orvell?", "Orvell"), [hop(1, "employer"), hop(2, "founder", "in")])
+    assert not any(c[2] == "E1" for c in two.converse)

@@ -38,8 +38,11 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
 - a noun naming the other end of the relation a hop took forwards from T ("the son of T" answered with
   T's own father; kgtool.reason.lexicon.Lexicon.converse_nouns), or a verb saying what the relation's
   person does with the answer on the other end of the hop ("who gave birth to T" answered with T's child
-  through `mother`; kgtool.reason.roles.doer_side), when the graph has no fact of that relation with T on
-  the side the question asks for (T is no one's father; T has no mother);
+  through `mother`; kgtool.reason.roles.doer_side), or the question's one relation phrase giving the
+  answer the other role than the hop it named, that hop standing on T or reached from T only through links
+  no phrase names ("who founded T" answered with the company T's mayor founded), when the graph has no
+  fact of that relation with T on the side the question asks for (T is no one's father; T has no mother;
+  T has no founder);
 - an answer not of the kind asked at all (a person where a year is asked: the answer-kind check; a
   name where "how many" or "how old" asks for a quantity), so the chain reached no fact of the asked
   kind.

@@ -235,9 +235,30 @@ class ReadingCheck:
             # the phrase that named this hop best reads it backwards, and no other phrase explains it
             if (seg.text, label) not in gaps.reversed and max(fits[s][h] for s in segments) < self.explains:
                 gaps.reversed.append((seg.text, label))
+        self._converse_of_topic(reading, segments, facts, turned, gaps)
         gaps.repeated = self._repeated(hops, fits, [s for s in segments if not s.optional])
         gaps.weak_answer = self._weak_answer(reading, segments, texts, facts, hops, fits, list(extra.values()))
         return gaps
+
+    @staticmethod
+    def _converse_of_topic(reading, segments, facts, turned, gaps: ReadingGaps) -> None:
+        """The question's one relation phrase gives the answer the other role than the hop it named, and that
+        hop stands on the topic T or every hop before it is a link no phrase names ("who founded T" answered
+        with T's own company, or with the company T's mayor founded). The phrase is said of T, so it asks for
+        a fact of that relation with T on the side it reads; listed in `gaps.converse` (the status rule checks
+        whether T has one). A phrase asking where or when ("where was T founded") asks for neither side of
+        the relation: not listed."""
+        required = [s for s in segments if not s.optional]
+        if len(required) != 1 or required[0] not in turned or segment_role(required[0], reading.topic).adverbial:
+            return
+        seg, (label, h) = required[0], turned[required[0]]
+        if any(k not in gaps.unnamed_hops for k in range(1, h + 1)):
+            return
+        topic = _stood_on(facts[0])[0]
+        # the hop took the relation from its tail ("in"): the question reads it from its head, T's own
+        entry = (seg.text, label, topic, facts[h].direction == "in")
+        if entry not in gaps.converse:
+            gaps.converse.append(entry)
 
     def _own_hops(self, segments, fits) -> list[str]:
         """The phrases some hop explains at the bar that no other phrase explains best: a hop explains one
