@@ -212,7 +212,7 @@ class ReadingCheck:
             if facts[at].fact_id.startswith(PASSAGE_HOP):
                 continue  # a passage answered what this phrase asks: no relation of the graph to compare
             taken = facts[at]
-            stands_on = taken.tail if taken.direction == "in" else taken.head  # the head, or the tail read backwards
+            stands_on = _stood_on(taken)[0]
             named = self._named_instead(texts[seg], best, taken)
             if named is not None:
                 gaps.named_elsewhere.append((seg.text, named))
@@ -254,9 +254,8 @@ class ReadingCheck:
         seg, (label, h) = required[0], turned[required[0]]
         if any(k not in gaps.unnamed_hops for k in range(1, h + 1)):
             return
-        topic = _stood_on(facts[0])[0]
-        # the hop took the relation from its tail ("in"): the question reads it from its head, T's own
-        entry = (seg.text, label, topic, facts[h].direction == "in")
+        # asked of T on the side the hop did not stand on (_stood_on: a hop from the tail asks T as the subject)
+        entry = (seg.text, label, _stood_on(facts[0])[0], _stood_on(facts[h])[1])
         if entry not in gaps.converse:
             gaps.converse.append(entry)
 
