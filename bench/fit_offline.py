@@ -16,8 +16,9 @@ knob the sets do not move stays where it was set.
 Search: coordinate-wise over a small grid, one knob at a time, each from the values fitted before it.
 Each set is ingested once into a store of its own (bench/dev_sets.py's sets and layout); every grid
 point is one `kgtool eval` of that store in a fresh process with KGTOOL_OFFLINE_CONFIG set, which is
-how kgtool.reason.offline_config reads a value once per process; one knob's points run in one server
-start per store.
+how kgtool.reason.offline_config reads a value once per process. The knobs not yet fitted run together
+in one server start per store; when one moves, those after it run again from its new value, so the
+result is that of trying them one after another.
 
 Only development sets are fitted on: a held-out set (paraphrase_heldout, the handwritten_text sets) is
 refused, so no value can come from a set that is then reported as held out.
@@ -146,24 +147,36 @@ def fit(stores: Stores, grid: dict[str, list[float]], method: str, log, objectiv
 
     defaults = OfflineConfig()
     fitted: dict[str, float] = {}
-    base = score(stores.run([{}], method)[0], objective)
-    log(f"defaults: {_keys(objective, base)}")
-    tried = {"defaults": base, "knobs": {}}
-    best = base
-    for knob, values in grid.items():
-        default = getattr(defaults, knob)
-        rows = {default: best}
-        tries = [value for value in values if value != default]
-        for value, summaries in zip(tries, stores.run([{**fitted, knob: value} for value in tries], method)):
-            rows[value] = score(summaries, objective)
-            log(f"  {knob} = {value}: {_keys(objective, rows[value])}")
-        winner = max(rows, key=lambda v: (rows[v], v == default))  # a tie keeps the hand-set value
-        if winner != default and rows[winner] > best:
-            fitted[knob] = winner
-            best = rows[winner]
-        tried["knobs"][knob] = {"default": default, "fitted": fitted.get(knob, default),
-                                "scores": {str(v): s for v, s in rows.items()}}
-    return {"method": method, "objective": objective, "fitted": fitted, "before": base, "after": best, **tried}
+    tried = {"knobs": {}}
+    base = best = None
+    pending = list(grid.items())
+    while pending:
+        # every pending knob's values from the values fitted so far, in one server start per store; a knob
+        # that moves makes the ones after it run again from the new values (most knobs keep their value, so
+        # the search is the one-knob-at-a-time one at about one start per store in all)
+        tries = [(knob, [v for v in values if v != getattr(defaults, knob)]) for knob, values in pending]
+        points = ([{}] if base is None else []) + [{**fitted, knob: v} for knob, values in tries for v in values]
+        results = iter(stores.run(points, method))
+        if base is None:
+            base = best = score(next(results), objective)
+            log(f"defaults: {_keys(objective, base)}")
+        moved_at = len(tries)
+        for i, (knob, values) in enumerate(tries):
+            default = getattr(defaults, knob)
+            rows = {default: best}
+            for value in values:
+                rows[value] = score(next(results), objective)
+                log(f"  {knob} = {value}: {_keys(objective, rows[value])}")
+            winner = max(rows, key=lambda v: (rows[v], v == default))  # a tie keeps the hand-set value
+            tried["knobs"][knob] = {"default": default, "fitted": winner if rows[winner] > best else default,
+                                    "scores": {str(v): s for v, s in rows.items()}}
+            if winner != default and rows[winner] > best:
+                fitted[knob], best = winner, rows[winner]
+                moved_at = i
+                break
+        pending = pending[moved_at + 1:]
+    return {"method": method, "objective": objective, "fitted": fitted, "before": base, "after": best,
+            "defaults": base, **tried}
 
 
 def main() -> int:

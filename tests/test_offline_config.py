@@ -175,16 +175,18 @@ class _ScoredStores:
         return out
 
 
-def test_the_fit_moves_a_knob_only_on_a_strictly_better_score_and_tries_each_knob_in_one_pass():
+def test_the_fit_moves_a_knob_only_on_a_strictly_better_score_and_tries_the_knobs_together():
     fit = _bench_script("fit_offline")
     default = OfflineConfig()
-    # planner_hop_cost: higher is better; selector_margin: every value scores the same
+    # planner_hop_cost: higher is better; selector_margin and min_fit: every value scores the same
     stores = _ScoredStores(lambda v: 0.5 + v.get("planner_hop_cost", default.planner_hop_cost) - 0.35)
-    result = fit.fit(stores, {"planner_hop_cost": [0.25, 0.35, 0.45], "selector_margin": [0.1, 0.2]}, "care",
-                     lambda msg: None)
-    assert result["fitted"] == {"planner_hop_cost": 0.45}  # the tie keeps selector_margin's default
+    result = fit.fit(stores, {"selector_margin": [0.1, 0.2], "planner_hop_cost": [0.25, 0.35, 0.45],
+                              "min_fit": [0.1]}, "care", lambda msg: None)
+    assert result["fitted"] == {"planner_hop_cost": 0.45}  # the ties keep the other knobs' defaults
     assert result["after"] > result["before"]
-    # the defaults once, then one run per knob holding all its other values, each from the values fitted before
-    assert stores.calls == [[{}], [{"planner_hop_cost": 0.25}, {"planner_hop_cost": 0.45}],
-                            [{"planner_hop_cost": 0.45, "selector_margin": 0.1},
-                             {"planner_hop_cost": 0.45, "selector_margin": 0.2}]]
+    assert result["knobs"]["min_fit"]["fitted"] == default.min_fit
+    # the defaults and every knob's values in one run; after a knob moves, the knobs after it run again
+    # from its fitted value (the knobs before it stand: they were tried from the same values)
+    assert stores.calls == [[{}, {"selector_margin": 0.1}, {"selector_margin": 0.2}, {"planner_hop_cost": 0.25},
+                             {"planner_hop_cost": 0.45}, {"min_fit": 0.1}],
+                            [{"planner_hop_cost": 0.45, "min_fit": 0.1}]]
