@@ -32,6 +32,9 @@ _STATUS_FIT = "bench/fit_offline.py --objective status (2026-12-07)"
 # planning knobs: bench/fit_offline.py --objective answer, care, on MQuAKE dev, paraphrase, handwritten 1-3, status,
 # pathq_own and roles, 2026-12-07 (answered precision 0.986, Acc 0.907 with the values as set)
 _ANSWER_FIT = "bench/fit_offline.py --objective answer (2026-12-07)"
+# VoG's scoring and checking knobs: the same, with --method vog, 2026-12-08 (answered precision 0.988, Acc 0.920
+# at every value tried: the sets do not move them, so each stays where it was set)
+_VOG_FIT = "bench/fit_offline.py --objective answer --method vog (2026-12-08)"
 
 
 @dataclass(frozen=True)
@@ -157,21 +160,27 @@ class OfflineConfig(PartConfig):
                                         "letters. " + _HAND + "6d34356")
 
     # -- VoG (vog) --
-    vog_relation_weight: float = setting(0.7, "a VoG entity's score: weight of its relation fit ... " + _HAND + "0504829")
-    vog_predicted_weight: float = setting(0.2, "... of being the end the plan predicted ... " + _HAND + "0504829")
+    vog_relation_weight: float = setting(0.7, "a VoG entity's score: weight of its relation fit ... Hand-set in "
+                                              "0504829; kept by " + _VOG_FIT + ": 0.6 and 0.8 score as 0.7 does")
+    vog_predicted_weight: float = setting(0.2, "... of being the end the plan predicted ... Hand-set in 0504829; "
+                                               "kept by " + _VOG_FIT + ": 0.1 and 0.3 score as 0.2 does")
     vog_grounded_weight: float = setting(0.1, "... of its evidence naming both ends. " + _HAND + "0504829")
     vog_drift: float = setting(0.3, "another relation fitting the step this much better than its own is intent "
-                                    "drift. " + _HAND + "0504829")
+                                    "drift. Hand-set in 0504829; kept by " + _VOG_FIT + ": 0.2 and 0.4 score as "
+                                    "0.3 does")
     check_relation_weight: float = setting(0.3, "a VoG check's confidence: weight of the relation fit ... "
                                                 + _HAND + "0504829")
     check_agree_weight: float = setting(0.25, "... of the observation agreeing ... " + _HAND + "0504829")
     check_grounded_weight: float = setting(0.2, "... of the evidence naming both ends ... " + _HAND + "0504829")
     check_intent_weight: float = setting(0.25, "... of keeping to the step's intent. " + _HAND + "0504829")
     check_repeated: float = setting(0.9, "a check reaching an entity already visited keeps this share of its "
-                                         "confidence. " + _HAND + "0504829")
-    check_failed_cap: float = setting(0.45, "most confidence of a failed check. " + _HAND + "0504829")
+                                         "confidence. Hand-set in 0504829; kept by " + _VOG_FIT + ": 0.8 and 1.0 "
+                                         "score as 0.9 does")
+    check_failed_cap: float = setting(0.45, "most confidence of a failed check. Hand-set in 0504829; kept by "
+                                            + _VOG_FIT + ": 0.35 and 0.55 score as 0.45 does")
     vog_option_weight: float = setting(0.25, "a revision option: weight of its earlier score beside its fit. "
-                                             + _HAND + "0504829")
+                                             "Hand-set in 0504829; kept by " + _VOG_FIT + ": 0.15 and 0.35 score "
+                                             "as 0.25 does")
     vog_fact_weight: float = setting(0.1, "a revised step's fact: weight of its own score beside its fit. "
                                           + _HAND + "0504829")
 
