@@ -494,6 +494,10 @@ def test_an_unnamed_hop_round_a_fact_entities_like_it_hold_is_a_lack_and_a_bridg
     assert got.status == "no_answer" and "the graph has no 'born in' of Odile Vrask" in got.reason
     # none of them has one: the relation is not of her kind, and the hop is the bridge to it
     assert settled(10, 0).status == "unverified"
+    # ... unless the asked hop ends at a value (a number, a date): it measures the partner, not her
+    detour = lambda hop: Detour("Odile Vrask", "partner", "born on", 10, 0, True, value=True)  # noqa: E731
+    got = settle("answered", "1901", chain, plan, reading_gaps=lambda: gaps_of(found, {}, {}, detour=detour))
+    assert got.status == "no_answer" and "the graph has no 'born on' of Odile Vrask" in got.reason
 
 
 def test_the_graph_tells_a_detour_round_a_missing_fact_from_a_bridge_to_a_relation_of_another_kind(kg, tmp_path):
@@ -504,7 +508,8 @@ def test_the_graph_tells_a_detour_round_a_missing_fact_from_a_bridge_to_a_relati
     rows = [{"head": a, "relation": "partner", "tail": b} for a, b in zip(people[::2], people[1::2])]
     rows += [{"head": p, "relation": "born in", "tail": "Orrby"} for p in people[1:]]  # Ansa Keld has none
     rows += [{"head": p, "relation": "citizen of", "tail": "Veln"} for p in people]
-    rows += [{"head": "Veln", "relation": "continent", "tail": "Ostra"}]
+    rows += [{"head": "Veln", "relation": "continent", "tail": "Ostra"}, {"head": "Veln", "relation": "population",
+                                                                           "tail": "4200"}]
     facts_file = tmp_path / "kg.jsonl"
     facts_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
     kg.ingest_facts(facts_file)
@@ -518,7 +523,10 @@ def test_the_graph_tells_a_detour_round_a_missing_fact_from_a_bridge_to_a_relati
     assert (detour.entity, detour.relation, detour.holding, detour.peers) == ("Ansa Keld", "born in", 1, 1)
     # a person's continent is their country's: no one else with a country has a continent of their own
     bridge = unnamed_detour(kg.db, [fact("Ansa Keld", "citizen of", "Veln"), fact("Veln", "continent", "Ostra")], 1)
-    assert (bridge.holding, bridge.peers) == (0, 3)
+    assert (bridge.holding, bridge.peers, bridge.value) == (0, 3, False)
+    # a value (a literal) asked past the link is the country's own
+    value = unnamed_detour(kg.db, [fact("Ansa Keld", "citizen of", "Veln"), fact("Veln", "population", "4200")], 1)
+    assert value.value and value.holding == 0
     # an entity that has the relation itself went round nothing
     assert unnamed_detour(kg.db, [fact("Cira Lund", "partner", "Dav Lund"), fact("Dav Lund", "born in", "Orrby")],
                           1) is None

@@ -32,7 +32,9 @@ Lacks (the outcome is `no_answer`, the reason names what is missing):
   left lacks while entities like it (on its side of the unnamed hop's relation) hold it at
   `detour_share`: the chain went round a missing fact ("where was X born" answered with X's partner's
   birthplace). When none of them holds it, the relation is not of that entity's kind and the unnamed
-  hop is the bridge to it (a person's continent is the continent of their country): a doubt at most;
+  hop is the bridge to it (a person's continent is the continent of their country): a doubt at most,
+  unless the asked hop ends at a value (a number, a date): a value measures the entity it is stated
+  of and does not carry over a link (a city's population is not its country's);
 - a hop to another thing of the same kind by a link the question does not name (the planner's peer
   links): the entity lacks the asked relation, and the answer past the link is another entity's;
 - a noun naming the other end of the relation a hop took forwards from T ("the son of T" answered with
@@ -202,7 +204,12 @@ def _detours(gaps, found, settings: OfflineConfig) -> list[str]:
         d = detour(hop)
         if d is not None and d.last and found.weak_answer is not None:
             continue  # no phrase asks for the hop after it either
-        if d is not None and d.peers and d.holding >= settings.detour_share * d.peers:
+        if d is not None and d.value:
+            # a number or a date measures the entity it is stated of: another's does not carry over the link
+            # (a city's population is not its country's), as a continent or a currency may
+            out.append(f"the graph has no {d.relation!r} of {d.entity} (the chain took {d.via!r} to another "
+                       "entity's value)")
+        elif d is not None and d.peers and d.holding >= settings.detour_share * d.peers:
             out.append(f"the graph has no {d.relation!r} of {d.entity} (the chain took {d.via!r} to another "
                        f"entity's; {d.holding} of {d.peers} entities with a {d.via!r} like it have one)")
     return out

@@ -42,6 +42,7 @@ from typing import Callable, Sequence
 
 from kgtool.core.text import light_stem, normalise_label
 from kgtool.core.types import CandidateFact
+from kgtool.ingest.literals import LITERAL_PREFIX
 from kgtool.reason.abstain import KIND_ASKED, best_relation, relation_words
 from kgtool.reason.answer_kind import TIME_KINDS, asks_place, kind_gap
 from kgtool.reason.kinds import puts_in_place
@@ -144,6 +145,7 @@ class Detour:
     peers: int
     holding: int
     last: bool  # the asked hop is the chain's last
+    value: bool = False  # the asked hop ends at a literal value (a number, a date) stated of the entity it left
 
 
 class ReadingCheck:
@@ -667,7 +669,8 @@ def unnamed_detour(db, facts: Sequence[CandidateFact], hop: int) -> Detour | Non
     if not rows or rows[0]["own"]:
         return None
     return Detour(entity, via.relation or _key(via), asked.relation or _key(asked),
-                  int(rows[0]["peers"]), int(rows[0]["holding"]), hop + 1 == len(facts))
+                  int(rows[0]["peers"]), int(rows[0]["holding"]), hop + 1 == len(facts),
+                  asked.direction == "out" and asked.tail_id.startswith(LITERAL_PREFIX))
 
 
 SUBJECTS = 1000  # subjects of the hop's relation looked at for the other relation (a bound on the read)
