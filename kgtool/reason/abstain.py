@@ -202,16 +202,18 @@ def _detours(gaps, found, settings: OfflineConfig) -> list[str]:
         if hop + 1 in found.unnamed_hops:
             continue  # the hop after it is not one the question asks either
         d = detour(hop)
-        if d is not None and d.last and found.weak_answer is not None:
-            continue  # no phrase asks for the hop after it either
-        if d is not None and d.value:
+        if d is None or (d.last and found.weak_answer is not None):
+            continue  # no detour, or no phrase asks for the hop after it either
+        if d.value:
             # a number or a date measures the entity it is stated of: another's does not carry over the link
             # (a city's population is not its country's), as a continent or a currency may
-            out.append(f"the graph has no {d.relation!r} of {d.entity} (the chain took {d.via!r} to another "
-                       "entity's value)")
-        elif d is not None and d.peers and d.holding >= settings.detour_share * d.peers:
-            out.append(f"the graph has no {d.relation!r} of {d.entity} (the chain took {d.via!r} to another "
-                       f"entity's; {d.holding} of {d.peers} entities with a {d.via!r} like it have one)")
+            whose = " value"
+        elif d.peers and d.holding >= settings.detour_share * d.peers:
+            whose = f"; {d.holding} of {d.peers} entities with a {d.via!r} like it have one"
+        else:
+            continue
+        out.append(f"the graph has no {d.relation!r} of {d.entity} (the chain took {d.via!r} to another "
+                   f"entity's{whose})")
     return out
 
 
