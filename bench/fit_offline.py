@@ -147,7 +147,7 @@ def fit(stores: Stores, grid: dict[str, list[float]], method: str, log, objectiv
 
     defaults = OfflineConfig()
     fitted: dict[str, float] = {}
-    tried = {"knobs": {}}
+    knobs: dict[str, dict] = {}
     base = best = None
     pending = list(grid.items())
     while pending:
@@ -168,15 +168,16 @@ def fit(stores: Stores, grid: dict[str, list[float]], method: str, log, objectiv
                 rows[value] = score(next(results), objective)
                 log(f"  {knob} = {value}: {_keys(objective, rows[value])}")
             winner = max(rows, key=lambda v: (rows[v], v == default))  # a tie keeps the hand-set value
-            tried["knobs"][knob] = {"default": default, "fitted": winner if rows[winner] > best else default,
-                                    "scores": {str(v): s for v, s in rows.items()}}
-            if winner != default and rows[winner] > best:
+            moved = winner != default and rows[winner] > best
+            knobs[knob] = {"default": default, "fitted": winner if moved else default,
+                           "scores": {str(v): s for v, s in rows.items()}}
+            if moved:
                 fitted[knob], best = winner, rows[winner]
                 moved_at = i
                 break
         pending = pending[moved_at + 1:]
     return {"method": method, "objective": objective, "fitted": fitted, "before": base, "after": best,
-            "defaults": base, **tried}
+            "defaults": base, "knobs": knobs}
 
 
 def main() -> int:
